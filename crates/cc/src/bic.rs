@@ -1,0 +1,1 @@
+//! bic (to be written)

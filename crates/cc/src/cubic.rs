@@ -1,0 +1,1 @@
+//! cubic (to be written)

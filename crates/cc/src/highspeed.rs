@@ -1,0 +1,1 @@
+//! highspeed (to be written)

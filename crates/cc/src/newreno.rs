@@ -1,0 +1,1 @@
+//! newreno (to be written)

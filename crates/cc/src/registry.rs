@@ -1,0 +1,1 @@
+//! registry (to be written)

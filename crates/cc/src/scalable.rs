@@ -1,0 +1,1 @@
+//! scalable (to be written)

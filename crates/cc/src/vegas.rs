@@ -1,0 +1,1 @@
+//! vegas (to be written)

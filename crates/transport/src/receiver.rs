@@ -1,0 +1,347 @@
+//! The receiving half of a connection: reassembly bookkeeping, selective
+//! acknowledgements, the ACK policy, ECN echo and packet-pair dispersion.
+
+use dropless_cc::{PacketFlags, Time, MILLISECOND};
+
+use crate::packet::{AckPacket, DataPacket, Ecn, MAX_SACK};
+use crate::ranges::RangeSet;
+
+/// When the receiver acknowledges.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckPolicy {
+    /// Every data packet is acknowledged at once.
+    EveryPacket,
+    /// RFC 5681 / RFC 1122 delayed ACK: every `every`-th in-order packet, or
+    /// after `max_delay`; out-of-order arrivals, gap fills, probes, pairs and
+    /// FIN are acknowledged at once.
+    Delayed {
+        /// ACK every this many full packets (2 in RFC 5681).
+        every: u32,
+        /// Longest an ACK may wait (RFC 5681: < 500 ms; Linux ~40 ms).
+        max_delay: Time,
+    },
+    /// Only packets carrying the ACK-request bit (TCP-Madison, seed 002 §4.3)
+    /// and the FIN are acknowledged; each such ACK carries full SACK state.
+    ProbeOnly,
+}
+
+impl AckPolicy {
+    /// The usual delayed-ACK setting: every 2 packets, at most 40 ms.
+    pub const DELAYED: AckPolicy = AckPolicy::Delayed {
+        every: 2,
+        max_delay: 40 * MILLISECOND,
+    };
+}
+
+/// Counters kept by the receiver.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReceiverStats {
+    /// Data packets received (including duplicates).
+    pub packets_received: u64,
+    /// Duplicate data packets.
+    pub duplicates: u64,
+    /// Payload bytes delivered in order (goodput).
+    pub bytes_delivered: u64,
+    /// ACKs sent.
+    pub acks_sent: u64,
+    /// CE-marked packets received.
+    pub ce_received: u64,
+}
+
+/// What the application learns from one arrival.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Arrival {
+    /// The packet was new (not a duplicate): its payload should be stored.
+    pub is_new: bool,
+    /// Packets now deliverable in order: `[from, to)`.
+    pub in_order: (u64, u64),
+}
+
+/// The receiving endpoint of one connection. Sans-IO.
+pub struct Receiver {
+    conn: u32,
+    policy: AckPolicy,
+    mss: u32,
+    rcv_nxt: u64,
+    ooo: RangeSet,
+    ce_count: u64,
+    /// An ACK is owed.
+    ack_pending: bool,
+    /// ACK must go out at once (out-of-order, probe, pair, FIN).
+    ack_now: bool,
+    unacked: u32,
+    ack_deadline: Option<Time>,
+    last_seq: u64,
+    last_ts: Time,
+    last_flags: PacketFlags,
+    pair_first: Option<(u64, Time)>,
+    pair_dispersion: Time,
+    fin_seq: Option<u64>,
+    stats: ReceiverStats,
+}
+
+impl Receiver {
+    /// Creates a receiver for connection `conn` with packets of `mss` payload bytes.
+    pub fn new(conn: u32, mss: u32, policy: AckPolicy) -> Self {
+        Receiver {
+            conn,
+            policy,
+            mss,
+            rcv_nxt: 0,
+            ooo: RangeSet::new(),
+            ce_count: 0,
+            ack_pending: false,
+            ack_now: false,
+            unacked: 0,
+            ack_deadline: None,
+            last_seq: 0,
+            last_ts: 0,
+            last_flags: PacketFlags::NONE,
+            pair_first: None,
+            pair_dispersion: 0,
+            fin_seq: None,
+            stats: ReceiverStats::default(),
+        }
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> &ReceiverStats {
+        &self.stats
+    }
+    /// Next packet number expected in order.
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+    /// Payload bytes per full packet.
+    pub fn mss(&self) -> u32 {
+        self.mss
+    }
+    /// True once the FIN and everything before it have arrived.
+    pub fn is_complete(&self) -> bool {
+        self.fin_seq.is_some_and(|f| self.rcv_nxt > f)
+    }
+
+    /// Processes an arriving data packet.
+    pub fn handle_data(&mut self, now: Time, p: &DataPacket) -> Arrival {
+        self.stats.packets_received += 1;
+        if p.ecn == Ecn::Ce {
+            self.ce_count += 1;
+            self.stats.ce_received += 1;
+        }
+        if p.flags.contains(PacketFlags::FIN) {
+            self.fin_seq = Some(p.seq);
+        }
+        // Packet-pair dispersion (seed 002 §4.2; seeds 000/001).
+        if p.flags.contains(PacketFlags::PAIR) {
+            self.pair_first = Some((p.seq, now));
+        } else if p.flags.contains(PacketFlags::PAIR_SECOND) {
+            if let Some((s, t)) = self.pair_first.take() {
+                if s + 1 == p.seq {
+                    self.pair_dispersion = (now - t).max(1);
+                }
+            }
+        }
+        let before = self.rcv_nxt;
+        let mut is_new = false;
+        let mut out_of_order = false;
+        if p.seq == self.rcv_nxt {
+            is_new = true;
+            self.rcv_nxt += 1;
+            if let Some((_, e)) = self.ooo.pop_if_starts_at(self.rcv_nxt) {
+                self.rcv_nxt = e;
+                out_of_order = true; // a gap was filled: ACK at once (RFC 5681)
+            }
+        } else if p.seq > self.rcv_nxt {
+            if !self.ooo.contains(p.seq) {
+                is_new = true;
+                self.ooo.insert(p.seq, p.seq + 1);
+            }
+            out_of_order = true;
+        }
+        if !is_new {
+            self.stats.duplicates += 1;
+            out_of_order = true; // duplicate: ACK at once so the sender learns
+        }
+        self.stats.bytes_delivered += (self.rcv_nxt - before) * self.mss as u64;
+        if self.fin_seq.is_some() && self.is_complete() && self.rcv_nxt > before {
+            // The last packet may be short; the application knows its length.
+        }
+        self.last_seq = p.seq;
+        self.last_ts = p.ts;
+        self.last_flags = p.flags;
+        let urgent = out_of_order
+            || p.flags.contains(PacketFlags::PAIR_SECOND)
+            || p.flags.contains(PacketFlags::ACK_REQUEST)
+            || p.flags.contains(PacketFlags::FIN);
+        match self.policy {
+            AckPolicy::EveryPacket => {
+                self.ack_pending = true;
+                self.ack_now = true;
+            }
+            AckPolicy::Delayed { every, max_delay } => {
+                self.ack_pending = true;
+                self.unacked += 1;
+                if urgent || self.unacked >= every {
+                    self.ack_now = true;
+                } else if self.ack_deadline.is_none() {
+                    self.ack_deadline = Some(now + max_delay);
+                }
+            }
+            AckPolicy::ProbeOnly => {
+                if p.flags.contains(PacketFlags::ACK_REQUEST)
+                    || p.flags.contains(PacketFlags::FIN)
+                    || p.flags.contains(PacketFlags::PAIR_SECOND)
+                {
+                    self.ack_pending = true;
+                    self.ack_now = true;
+                }
+            }
+        }
+        Arrival {
+            is_new,
+            in_order: (before, self.rcv_nxt),
+        }
+    }
+
+    /// Earliest time the receiver must be woken (delayed-ACK timer).
+    pub fn poll_timeout(&self) -> Option<Time> {
+        if self.ack_pending {
+            self.ack_deadline
+        } else {
+            None
+        }
+    }
+
+    /// Fires the delayed-ACK timer if due.
+    pub fn handle_timeout(&mut self, now: Time) {
+        if self.ack_pending && self.ack_deadline.is_some_and(|d| d <= now) {
+            self.ack_now = true;
+        }
+    }
+
+    /// The acknowledgement to send now, if one is due.
+    pub fn poll_ack(&mut self, _now: Time) -> Option<AckPacket> {
+        if !(self.ack_pending && self.ack_now) {
+            return None;
+        }
+        self.ack_pending = false;
+        self.ack_now = false;
+        self.unacked = 0;
+        self.ack_deadline = None;
+        let mut a = AckPacket {
+            conn: self.conn,
+            cum_ack: self.rcv_nxt,
+            ts_echo: self.last_ts,
+            echo_seq: self.last_seq,
+            echo_flags: self.last_flags,
+            ce_count: self.ce_count,
+            pair_dispersion: std::mem::take(&mut self.pair_dispersion),
+            ..Default::default()
+        };
+        // RFC 2018: the block holding the most recent arrival first, then
+        // the others, highest first.
+        let mut n = 0usize;
+        let first = self.ooo.range_of(self.last_seq);
+        if let Some(r) = first {
+            a.sack[0] = r;
+            n = 1;
+        }
+        for &r in self.ooo.ranges().iter().rev() {
+            if n == MAX_SACK {
+                break;
+            }
+            if Some(r) != first {
+                a.sack[n] = r;
+                n += 1;
+            }
+        }
+        a.n_sack = n as u8;
+        self.stats.acks_sent += 1;
+        Some(a)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pkt(seq: u64, flags: PacketFlags) -> DataPacket {
+        DataPacket {
+            seq,
+            len: 1000,
+            flags,
+            ts: 1 + seq,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn every_packet_acks_with_sack_blocks() {
+        let mut r = Receiver::new(0, 1000, AckPolicy::EveryPacket);
+        r.handle_data(1, &pkt(0, PacketFlags::NONE));
+        let a = r.poll_ack(1).unwrap();
+        assert_eq!((a.cum_ack, a.n_sack), (1, 0));
+        assert!(r.poll_ack(1).is_none());
+        r.handle_data(2, &pkt(2, PacketFlags::NONE));
+        r.handle_data(3, &pkt(5, PacketFlags::NONE));
+        let a = r.poll_ack(3).unwrap();
+        assert_eq!(a.cum_ack, 1);
+        assert_eq!(a.sack_blocks(), &[(5, 6), (2, 3)]);
+        assert_eq!(a.echo_seq, 5);
+        // fill the first gap
+        let arr = r.handle_data(4, &pkt(1, PacketFlags::NONE));
+        assert_eq!(arr.in_order, (1, 3));
+        let a = r.poll_ack(4).unwrap();
+        assert_eq!(a.cum_ack, 3);
+        assert_eq!(a.sack_blocks(), &[(5, 6)]);
+        // duplicate
+        let arr = r.handle_data(5, &pkt(0, PacketFlags::NONE));
+        assert!(!arr.is_new);
+        assert_eq!(r.stats().duplicates, 1);
+    }
+
+    #[test]
+    fn delayed_ack_every_second_packet_or_timer() {
+        let mut r = Receiver::new(0, 1000, AckPolicy::DELAYED);
+        r.handle_data(0, &pkt(0, PacketFlags::NONE));
+        assert!(r.poll_ack(0).is_none());
+        assert_eq!(r.poll_timeout(), Some(40 * MILLISECOND));
+        r.handle_data(1, &pkt(1, PacketFlags::NONE));
+        assert_eq!(r.poll_ack(1).unwrap().cum_ack, 2);
+        r.handle_data(2, &pkt(2, PacketFlags::NONE));
+        assert!(r.poll_ack(2).is_none());
+        r.handle_timeout(40 * MILLISECOND + 2);
+        assert_eq!(r.poll_ack(40 * MILLISECOND + 2).unwrap().cum_ack, 3);
+        // out of order: at once
+        r.handle_data(50 * MILLISECOND, &pkt(4, PacketFlags::NONE));
+        assert!(r.poll_ack(50 * MILLISECOND).is_some());
+    }
+
+    #[test]
+    fn probe_only_policy_and_pair_dispersion() {
+        let mut r = Receiver::new(0, 1000, AckPolicy::ProbeOnly);
+        r.handle_data(10, &pkt(0, PacketFlags::NONE));
+        assert!(r.poll_ack(10).is_none());
+        r.handle_data(20, &pkt(1, PacketFlags::PAIR));
+        assert!(r.poll_ack(20).is_none());
+        r.handle_data(32, &pkt(2, PacketFlags::PAIR_SECOND));
+        let a = r.poll_ack(32).unwrap();
+        assert_eq!(a.pair_dispersion, 12);
+        assert_eq!(a.cum_ack, 3);
+        r.handle_data(40, &pkt(3, PacketFlags::ACK_REQUEST));
+        let a = r.poll_ack(40).unwrap();
+        assert_eq!(a.pair_dispersion, 0);
+        assert!(a.echo_flags.contains(PacketFlags::ACK_REQUEST));
+    }
+
+    #[test]
+    fn ce_marks_are_counted_and_fin_completes() {
+        let mut r = Receiver::new(0, 1000, AckPolicy::EveryPacket);
+        let mut p = pkt(0, PacketFlags::NONE);
+        p.ecn = Ecn::Ce;
+        r.handle_data(1, &p);
+        assert_eq!(r.poll_ack(1).unwrap().ce_count, 1);
+        r.handle_data(2, &pkt(1, PacketFlags::FIN));
+        assert!(r.is_complete());
+    }
+}

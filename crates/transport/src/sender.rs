@@ -1,0 +1,832 @@
+//! The sending half of a connection: sequence numbers, SACK scoreboard, loss
+//! detection, fast retransmit and recovery, RTO with backoff, and pacing —
+//! all decided by the controller's [`Control`].
+
+use std::collections::VecDeque;
+
+use dropless_cc::{
+    AckSample, CongestionCause, CongestionEvent, Control, Controller, PacketFlags, Time,
+    MILLISECOND, SECOND,
+};
+
+use crate::packet::{AckPacket, DataPacket, Ecn};
+use crate::pacer::Pacer;
+use crate::ranges::RangeSet;
+use crate::rtt::RttEstimator;
+
+/// Sender configuration.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SenderConfig {
+    /// Connection identifier written into every packet.
+    pub conn: u32,
+    /// Payload bytes per full packet.
+    pub mss: u32,
+    /// Header bytes added on the wire (for pacing and link occupancy).
+    pub header: u32,
+    /// Bytes to send, `None` for an unlimited bulk flow.
+    pub total_bytes: Option<u64>,
+    /// Duplicate threshold for loss detection (RFC 5681: 3).
+    pub dupthresh: u32,
+    /// RTO before the first RTT sample (RFC 6298: 1 s).
+    pub initial_rto: Time,
+    /// RTO floor (RFC 6298 says 1 s; Linux and ns-2 use 200 ms).
+    pub min_rto: Time,
+    /// RTO ceiling.
+    pub max_rto: Time,
+    /// Receiver window / send buffer cap, in packets beyond `snd_una`.
+    pub max_window: u64,
+    /// Send packets ECN-capable (ECT(0)).
+    pub ecn: bool,
+}
+
+impl Default for SenderConfig {
+    fn default() -> Self {
+        SenderConfig {
+            conn: 0,
+            mss: 1460,
+            header: 40,
+            total_bytes: None,
+            dupthresh: 3,
+            initial_rto: SECOND,
+            min_rto: 200 * MILLISECOND,
+            max_rto: 60 * SECOND,
+            max_window: 1 << 24,
+            ecn: false,
+        }
+    }
+}
+
+/// One congestion event as the measurements see it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EventRecord {
+    /// When the event was detected.
+    pub time: Time,
+    /// Loss or ECN; RTOs are recorded with `rto = true`.
+    pub cause: CongestionCause,
+    /// Retransmission timeout.
+    pub rto: bool,
+    /// Congestion window (packets) just before the event.
+    pub cwnd: f64,
+    /// Packets declared lost during the event (until recovery ended).
+    pub lost: u32,
+    /// Lowest and highest packet number declared lost in the event.
+    pub first_lost: u64,
+    /// Highest packet number declared lost in the event.
+    pub last_lost: u64,
+}
+
+/// Counters kept by the sender.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SenderStats {
+    /// Data packets transmitted, including retransmissions.
+    pub packets_sent: u64,
+    /// Bytes transmitted (payload), including retransmissions.
+    pub bytes_sent: u64,
+    /// Retransmitted packets.
+    pub retransmits: u64,
+    /// Packets declared lost.
+    pub packets_lost: u64,
+    /// Packets acknowledged (delivered).
+    pub packets_delivered: u64,
+    /// Payload bytes cumulatively acknowledged in order.
+    pub bytes_acked: u64,
+    /// Congestion events (loss recoveries, ECN reactions and RTOs).
+    pub congestion_events: u64,
+    /// Retransmission timeouts.
+    pub rtos: u64,
+    /// Per-event records, oldest first (one per event, not per packet).
+    pub events: Vec<EventRecord>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PktState {
+    /// Sent and not yet known delivered or lost.
+    InFlight,
+    /// Acknowledged cumulatively or by SACK.
+    Delivered,
+    /// Declared lost, waiting for retransmission.
+    Lost,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct SentPkt {
+    sent_time: Time,
+    tx_index: u64,
+    delivered_at_send: u64,
+    in_flight_at_send: u32,
+    len: u32,
+    state: PktState,
+    retransmitted: bool,
+    flags: PacketFlags,
+}
+
+/// The sending endpoint of one connection. Sans-IO: feed it ACKs and time,
+/// take packets from [`Sender::poll_transmit`] and wake it at
+/// [`Sender::poll_timeout`].
+pub struct Sender {
+    cfg: SenderConfig,
+    cc: Box<dyn Controller>,
+    ctl: Control,
+    rtt: RttEstimator,
+    pacer: Pacer,
+    /// Total packets in the transfer, if finite.
+    total_pkts: Option<u64>,
+    /// Bytes in the last packet of a finite transfer.
+    last_len: u32,
+    snd_una: u64,
+    next_seq: u64,
+    /// Scoreboard for packets `[snd_una, next_seq)`.
+    pkts: VecDeque<SentPkt>,
+    /// Packet numbers reported by SACK (above `snd_una`).
+    sacked: RangeSet,
+    /// Transmissions in the order they left: (tx_index, seq).
+    tx_order: VecDeque<(u64, u64)>,
+    /// Packets declared lost, waiting for retransmission, ascending-ish.
+    lost_queue: VecDeque<u64>,
+    tx_counter: u64,
+    highest_delivered_tx: u64,
+    in_flight: u32,
+    delivered: u64,
+    in_recovery: bool,
+    recovery_point: u64,
+    recovery_event: Option<usize>,
+    ce_seen: u64,
+    rto_deadline: Option<Time>,
+    /// The next packet is the second of a pair: send it back to back.
+    pair_pending: bool,
+    stats: SenderStats,
+    start_time: Time,
+}
+
+impl Sender {
+    /// Creates a sender. `now` is the connection's start time.
+    pub fn new(cfg: SenderConfig, cc: Box<dyn Controller>, now: Time) -> Self {
+        let (total_pkts, last_len) = match cfg.total_bytes {
+            Some(b) => {
+                let n = b.div_ceil(cfg.mss as u64).max(1);
+                let last = b - (n - 1) * cfg.mss as u64;
+                (Some(n), last as u32)
+            }
+            None => (None, cfg.mss),
+        };
+        let ctl = cc.control();
+        let mut pacer = Pacer::default();
+        pacer.reset(now);
+        Sender {
+            rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
+            cfg,
+            cc,
+            ctl,
+            pacer,
+            total_pkts,
+            last_len,
+            snd_una: 0,
+            next_seq: 0,
+            pkts: VecDeque::new(),
+            sacked: RangeSet::new(),
+            tx_order: VecDeque::new(),
+            lost_queue: VecDeque::new(),
+            tx_counter: 0,
+            highest_delivered_tx: 0,
+            in_flight: 0,
+            delivered: 0,
+            in_recovery: false,
+            recovery_point: 0,
+            recovery_event: None,
+            ce_seen: 0,
+            rto_deadline: None,
+            pair_pending: false,
+            stats: SenderStats::default(),
+            start_time: now,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &SenderConfig {
+        &self.cfg
+    }
+    /// The controller (for traces).
+    pub fn controller(&self) -> &dyn Controller {
+        self.cc.as_ref()
+    }
+    /// The controller's current decision.
+    pub fn control(&self) -> Control {
+        self.ctl
+    }
+    /// Counters.
+    pub fn stats(&self) -> &SenderStats {
+        &self.stats
+    }
+    /// RTT estimator.
+    pub fn rtt(&self) -> &RttEstimator {
+        &self.rtt
+    }
+    /// Packets in flight (sent, not delivered, not declared lost).
+    pub fn in_flight(&self) -> u32 {
+        self.in_flight
+    }
+    /// Lowest unacknowledged packet number.
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    /// Next new packet number.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+    /// True while in loss recovery.
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+    /// When the connection started.
+    pub fn start_time(&self) -> Time {
+        self.start_time
+    }
+    /// True when a finite transfer has been fully acknowledged.
+    pub fn is_done(&self) -> bool {
+        self.total_pkts.is_some_and(|n| self.snd_una >= n)
+    }
+
+    #[inline]
+    fn pkt_len(&self, seq: u64) -> u32 {
+        match self.total_pkts {
+            Some(n) if seq + 1 == n => self.last_len,
+            _ => self.cfg.mss,
+        }
+    }
+
+    #[inline]
+    fn slot(&mut self, seq: u64) -> &mut SentPkt {
+        let i = (seq - self.snd_una) as usize;
+        &mut self.pkts[i]
+    }
+
+    fn refresh_control(&mut self) {
+        self.ctl = self.cc.control();
+    }
+
+    /// Window in packets (the controller's cwnd, capped by the receive window).
+    fn window(&self) -> f64 {
+        let cap = self.cfg.max_window as f64;
+        match self.ctl.cwnd {
+            Some(w) => w.min(cap),
+            None => cap,
+        }
+    }
+
+    fn has_new_data(&self) -> bool {
+        self.total_pkts.is_none_or(|n| self.next_seq < n)
+            && self.next_seq - self.snd_una < self.cfg.max_window
+    }
+
+    fn next_retransmit(&mut self) -> Option<u64> {
+        while let Some(&seq) = self.lost_queue.front() {
+            if seq >= self.snd_una && self.pkts[(seq - self.snd_una) as usize].state == PktState::Lost
+            {
+                return Some(seq);
+            }
+            self.lost_queue.pop_front();
+        }
+        None
+    }
+
+    /// True if window and data allow sending now (ignoring pacing).
+    fn window_open(&mut self) -> bool {
+        (self.in_flight as f64) < self.window()
+            && (self.next_retransmit().is_some() || self.has_new_data())
+    }
+
+    /// The next packet to send at `now`, if window, data and pacing allow.
+    pub fn poll_transmit(&mut self, now: Time) -> Option<DataPacket> {
+        if !self.window_open() {
+            return None;
+        }
+        let pacing = self.ctl.pacing_rate.filter(|r| *r > 0.0 && r.is_finite());
+        if pacing.is_some() && !self.pair_pending && !self.pacer.ready(now) {
+            return None;
+        }
+        let (seq, retransmit) = match self.next_retransmit() {
+            Some(seq) => {
+                self.lost_queue.pop_front();
+                (seq, true)
+            }
+            None => {
+                let seq = self.next_seq;
+                self.next_seq += 1;
+                let len = self.pkt_len(seq);
+                self.pkts.push_back(SentPkt {
+                    sent_time: now,
+                    tx_index: 0,
+                    delivered_at_send: 0,
+                    in_flight_at_send: 0,
+                    len,
+                    state: PktState::InFlight,
+                    retransmitted: false,
+                    flags: PacketFlags::NONE,
+                });
+                (seq, false)
+            }
+        };
+        let mut flags = self.cc.on_send(now, seq, retransmit, self.in_flight);
+        if self.pair_pending {
+            flags = flags.union(PacketFlags::PAIR_SECOND);
+            self.pair_pending = false;
+        } else if flags.contains(PacketFlags::PAIR) {
+            self.pair_pending = true;
+        }
+        if self.total_pkts.is_some_and(|n| seq + 1 == n) {
+            flags = flags.union(PacketFlags::FIN);
+        }
+        self.tx_counter += 1;
+        let tx_index = self.tx_counter;
+        let delivered = self.delivered;
+        let in_flight = self.in_flight;
+        let slot = self.slot(seq);
+        slot.sent_time = now;
+        slot.tx_index = tx_index;
+        slot.delivered_at_send = delivered;
+        slot.in_flight_at_send = in_flight + 1;
+        slot.state = PktState::InFlight;
+        slot.retransmitted |= retransmit;
+        slot.flags = flags;
+        let len = slot.len;
+        self.in_flight += 1;
+        self.tx_order.push_back((tx_index, seq));
+        self.stats.packets_sent += 1;
+        self.stats.bytes_sent += len as u64;
+        if retransmit {
+            self.stats.retransmits += 1;
+        }
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + self.rtt.rto());
+        }
+        self.refresh_control();
+        if let Some(rate) = pacing {
+            let burst = self.ctl.max_burst.unwrap_or(1);
+            self.pacer
+                .on_send(now, len + self.cfg.header, rate, burst);
+        }
+        Some(DataPacket {
+            conn: self.cfg.conn,
+            seq,
+            len,
+            flags,
+            ecn: if self.cfg.ecn { Ecn::Ect0 } else { Ecn::NotEct },
+            ts: now,
+        })
+    }
+
+    /// The earliest time the sender needs to be woken, if any.
+    pub fn poll_timeout(&mut self) -> Option<Time> {
+        let mut t = self.rto_deadline;
+        if let Some(c) = self.cc.timer() {
+            t = Some(t.map_or(c, |x| x.min(c)));
+        }
+        if self.ctl.pacing_rate.is_some() && self.window_open() {
+            let p = self.pacer.next_departure();
+            t = Some(t.map_or(p, |x| x.min(p)));
+        }
+        t
+    }
+
+    /// Handles timers that are due at `now` (RTO, controller timer).
+    pub fn handle_timeout(&mut self, now: Time) {
+        if let Some(c) = self.cc.timer() {
+            if c <= now {
+                self.cc.on_timer(now);
+                self.refresh_control();
+            }
+        }
+        if let Some(d) = self.rto_deadline {
+            if d <= now {
+                self.on_rto(now);
+            }
+        }
+    }
+
+    fn on_rto(&mut self, now: Time) {
+        self.rto_deadline = None;
+        if self.in_flight == 0 && self.next_retransmit().is_none() {
+            return;
+        }
+        let cwnd_before = self.window();
+        // RFC 6298 (5.4)-(5.7): back off; everything outstanding is presumed lost.
+        self.rtt.back_off();
+        let mut lost = 0u32;
+        let (mut first, mut last) = (u64::MAX, 0u64);
+        for i in 0..self.pkts.len() {
+            if self.pkts[i].state == PktState::InFlight {
+                self.pkts[i].state = PktState::Lost;
+                let seq = self.snd_una + i as u64;
+                first = first.min(seq);
+                last = last.max(seq);
+                lost += 1;
+            }
+        }
+        self.lost_queue.clear();
+        for i in 0..self.pkts.len() {
+            if self.pkts[i].state == PktState::Lost {
+                self.lost_queue.push_back(self.snd_una + i as u64);
+            }
+        }
+        self.tx_order.clear();
+        self.in_flight = 0;
+        self.stats.packets_lost += lost as u64;
+        self.stats.rtos += 1;
+        self.stats.congestion_events += 1;
+        self.stats.events.push(EventRecord {
+            time: now,
+            cause: CongestionCause::Loss,
+            rto: true,
+            cwnd: cwnd_before,
+            lost,
+            first_lost: if lost > 0 { first } else { 0 },
+            last_lost: last,
+        });
+        self.in_recovery = true;
+        self.recovery_point = self.next_seq;
+        self.recovery_event = Some(self.stats.events.len() - 1);
+        self.pair_pending = false;
+        self.cc.on_rto(now);
+        self.refresh_control();
+        self.pacer.reset(now);
+    }
+
+    fn mark_delivered(&mut self, seq: u64, hi_tx: &mut u64, acked: &mut u32, bytes: &mut u64) {
+        let i = (seq - self.snd_una) as usize;
+        let p = &mut self.pkts[i];
+        match p.state {
+            PktState::Delivered => {}
+            PktState::InFlight => {
+                p.state = PktState::Delivered;
+                self.in_flight -= 1;
+                *hi_tx = (*hi_tx).max(p.tx_index);
+                *acked += 1;
+                *bytes += p.len as u64;
+            }
+            PktState::Lost => {
+                // Arrived after all (spurious loss or a late original).
+                p.state = PktState::Delivered;
+                *hi_tx = (*hi_tx).max(p.tx_index);
+                *acked += 1;
+                *bytes += p.len as u64;
+            }
+        }
+    }
+
+    /// Processes an acknowledgement.
+    pub fn handle_ack(&mut self, now: Time, ack: &AckPacket) {
+        if ack.cum_ack > self.next_seq {
+            return; // acknowledges data never sent: ignore (malformed or stale)
+        }
+        // Information about the packet that triggered this ACK, before the
+        // scoreboard drops it.
+        let echo = if ack.echo_seq >= self.snd_una && ack.echo_seq < self.next_seq {
+            let p = self.pkts[(ack.echo_seq - self.snd_una) as usize];
+            Some(p)
+        } else {
+            None
+        };
+        let mut hi_tx = 0u64;
+        let mut acked = 0u32;
+        let mut bytes = 0u64;
+        let cum_advanced = ack.cum_ack > self.snd_una;
+        // Cumulative part.
+        while self.snd_una < ack.cum_ack {
+            let seq = self.snd_una;
+            self.mark_delivered(seq, &mut hi_tx, &mut acked, &mut bytes);
+            let p = self.pkts.pop_front().expect("scoreboard covers snd_una..next_seq");
+            self.stats.bytes_acked += p.len as u64;
+            self.snd_una += 1;
+        }
+        if cum_advanced {
+            self.sacked.remove_below(self.snd_una);
+        }
+        // Selective part: only the parts not already known.
+        let (una, nxt) = (self.snd_una, self.next_seq);
+        let mut sacked = std::mem::take(&mut self.sacked);
+        for &(s, e) in ack.sack_blocks() {
+            let (s, e) = (s.max(una), e.min(nxt));
+            if s >= e {
+                continue;
+            }
+            sacked.insert_with(s, e, |a, b| {
+                for seq in a..b {
+                    self.mark_delivered(seq, &mut hi_tx, &mut acked, &mut bytes);
+                }
+            });
+        }
+        self.sacked = sacked;
+        self.delivered += acked as u64;
+        self.stats.packets_delivered += acked as u64;
+        self.highest_delivered_tx = self.highest_delivered_tx.max(hi_tx);
+
+        // RTT sample from the echoed timestamp (RFC 7323 style: valid for
+        // retransmissions too, since the echo names the transmission).
+        let mut rtt_sample = None;
+        if ack.ts_echo > 0 && ack.ts_echo <= now && (acked > 0 || echo.is_some()) {
+            let r = now - ack.ts_echo;
+            self.rtt.sample(r);
+            rtt_sample = Some(r);
+        }
+        if cum_advanced {
+            // RFC 6298 (5.3) restart; (5.2) stop when nothing is outstanding.
+            self.rtt.reset_backoff();
+            self.rto_deadline = if self.in_flight > 0 || !self.lost_queue.is_empty() {
+                Some(now + self.rtt.rto())
+            } else {
+                None
+            };
+        }
+
+        // Recovery ends once the cumulative ACK passes the recovery point.
+        if self.in_recovery && self.snd_una >= self.recovery_point {
+            self.in_recovery = false;
+            self.recovery_event = None;
+            self.cc.on_recovery_end(now);
+        }
+
+        // Loss detection: a transmission is lost once `dupthresh` later
+        // transmissions have been delivered (RFC 6675 DupThresh applied in
+        // transmission order, which also catches lost retransmissions).
+        let mut newly_lost = 0u32;
+        let (mut first_lost, mut last_lost) = (u64::MAX, 0u64);
+        let thresh = self.cfg.dupthresh as u64;
+        while let Some(&(tx, seq)) = self.tx_order.front() {
+            if tx + thresh > self.highest_delivered_tx {
+                break;
+            }
+            self.tx_order.pop_front();
+            if seq < self.snd_una {
+                continue;
+            }
+            let i = (seq - self.snd_una) as usize;
+            let p = &mut self.pkts[i];
+            if p.state == PktState::InFlight && p.tx_index == tx {
+                p.state = PktState::Lost;
+                self.in_flight -= 1;
+                self.lost_queue.push_back(seq);
+                newly_lost += 1;
+                first_lost = first_lost.min(seq);
+                last_lost = last_lost.max(seq);
+            }
+        }
+        self.stats.packets_lost += newly_lost as u64;
+
+        let cwnd_before = self.window();
+        let new_ce = ack.ce_count.saturating_sub(self.ce_seen);
+        self.ce_seen = self.ce_seen.max(ack.ce_count);
+        let cause = if newly_lost > 0 {
+            Some(CongestionCause::Loss)
+        } else if new_ce > 0 {
+            Some(CongestionCause::Ecn)
+        } else {
+            None
+        };
+        if let Some(cause) = cause {
+            if self.in_recovery {
+                if let Some(ev) = self.recovery_event {
+                    let rec = &mut self.stats.events[ev];
+                    if newly_lost > 0 {
+                        if rec.lost == 0 {
+                            rec.first_lost = first_lost;
+                        }
+                        rec.lost += newly_lost;
+                        rec.first_lost = rec.first_lost.min(first_lost);
+                        rec.last_lost = rec.last_lost.max(last_lost);
+                    }
+                }
+            } else {
+                self.in_recovery = true;
+                self.recovery_point = self.next_seq;
+                self.stats.congestion_events += 1;
+                self.stats.events.push(EventRecord {
+                    time: now,
+                    cause,
+                    rto: false,
+                    cwnd: cwnd_before,
+                    lost: newly_lost,
+                    first_lost: if newly_lost > 0 { first_lost } else { 0 },
+                    last_lost,
+                });
+                self.recovery_event = Some(self.stats.events.len() - 1);
+                let ev = CongestionEvent {
+                    cause,
+                    lost: newly_lost,
+                    in_flight: self.in_flight + newly_lost,
+                    srtt: self.rtt.srtt(),
+                    min_rtt: self.rtt.min_rtt(),
+                };
+                self.cc.on_congestion_event(now, &ev);
+            }
+        }
+
+        let was_probe = echo.is_some_and(|p| p.flags.contains(PacketFlags::ACK_REQUEST))
+            || ack.echo_flags.contains(PacketFlags::ACK_REQUEST);
+        let dispersion = (ack.pair_dispersion > 0).then_some(ack.pair_dispersion);
+        if acked > 0 || newly_lost > 0 || was_probe || dispersion.is_some() || new_ce > 0 {
+            let sample = AckSample {
+                rtt: rtt_sample,
+                min_rtt: self.rtt.min_rtt(),
+                srtt: self.rtt.srtt(),
+                newly_acked: acked,
+                newly_acked_bytes: bytes,
+                newly_lost,
+                delivered: self.delivered,
+                delivered_at_send: echo.map_or(0, |p| p.delivered_at_send),
+                in_flight_at_send: echo.map_or(self.in_flight, |p| p.in_flight_at_send),
+                in_flight: self.in_flight,
+                ecn_ce: new_ce as u32,
+                was_probe,
+                pair_dispersion: dispersion,
+                pair_bytes: self.cfg.mss + self.cfg.header,
+                in_recovery: self.in_recovery,
+                app_limited: false,
+            };
+            self.cc.on_ack(now, &sample);
+        }
+        self.refresh_control();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dropless_cc::ConnInfo;
+
+    /// A fixed-window controller for exercising the transport alone.
+    struct Fixed {
+        w: f64,
+        rate: Option<f64>,
+        burst: Option<u32>,
+        events: u32,
+        rtos: u32,
+    }
+    impl Controller for Fixed {
+        fn name(&self) -> &'static str {
+            "fixed"
+        }
+        fn control(&self) -> Control {
+            Control {
+                cwnd: Some(self.w),
+                pacing_rate: self.rate,
+                max_burst: self.burst,
+            }
+        }
+        fn on_ack(&mut self, _now: Time, _ack: &AckSample) {}
+        fn on_congestion_event(&mut self, _now: Time, _ev: &CongestionEvent) {
+            self.events += 1;
+        }
+        fn on_rto(&mut self, _now: Time) {
+            self.rtos += 1;
+        }
+    }
+
+    fn fixed(w: f64) -> Box<dyn Controller> {
+        let _ = ConnInfo::default();
+        Box::new(Fixed {
+            w,
+            rate: None,
+            burst: None,
+            events: 0,
+            rtos: 0,
+        })
+    }
+
+    fn ack(cum: u64, sack: &[(u64, u64)], echo: u64, ts: Time) -> AckPacket {
+        let mut a = AckPacket {
+            cum_ack: cum,
+            echo_seq: echo,
+            ts_echo: ts,
+            ..Default::default()
+        };
+        for (i, &b) in sack.iter().enumerate() {
+            a.sack[i] = b;
+        }
+        a.n_sack = sack.len() as u8;
+        a
+    }
+
+    #[test]
+    fn window_limits_sending() {
+        let mut s = Sender::new(SenderConfig::default(), fixed(4.0), 0);
+        let mut n = 0;
+        while s.poll_transmit(0).is_some() {
+            n += 1;
+        }
+        assert_eq!(n, 4);
+        assert_eq!(s.in_flight(), 4);
+        s.handle_ack(10, &ack(2, &[], 1, 1));
+        assert_eq!(s.in_flight(), 2);
+        assert!(s.poll_transmit(10).is_some());
+        assert!(s.poll_transmit(10).is_some());
+        assert!(s.poll_transmit(10).is_none());
+    }
+
+    #[test]
+    fn sack_loss_detection_and_retransmission() {
+        let mut s = Sender::new(SenderConfig::default(), fixed(10.0), 0);
+        for _ in 0..10 {
+            s.poll_transmit(1).unwrap();
+        }
+        // packet 0 lost; 1, 2 sacked: not yet lost (dupthresh 3)
+        s.handle_ack(100, &ack(0, &[(1, 3)], 2, 1));
+        assert_eq!(s.stats().packets_lost, 0);
+        s.handle_ack(101, &ack(0, &[(1, 4)], 3, 1));
+        assert_eq!(s.stats().packets_lost, 1);
+        assert_eq!(s.stats().congestion_events, 1);
+        assert!(s.in_recovery());
+        // the retransmission goes first
+        let p = s.poll_transmit(102).unwrap();
+        assert_eq!(p.seq, 0);
+        // a second loss in the same window belongs to the same event
+        s.handle_ack(103, &ack(0, &[(1, 4), (5, 9)], 8, 1));
+        assert_eq!(s.stats().packets_lost, 2);
+        assert_eq!(s.stats().congestion_events, 1);
+        assert_eq!(s.stats().events[0].lost, 2);
+        // cumulative ACK past the recovery point ends recovery
+        let p = s.poll_transmit(104).unwrap();
+        assert_eq!(p.seq, 4);
+        s.handle_ack(200, &ack(10, &[], 4, 104));
+        assert!(!s.in_recovery());
+        assert_eq!(s.in_flight(), 0);
+        assert_eq!(s.stats().retransmits, 2);
+    }
+
+    #[test]
+    fn lost_retransmission_detected_by_transmission_order() {
+        let mut s = Sender::new(SenderConfig::default(), fixed(20.0), 0);
+        for _ in 0..10 {
+            s.poll_transmit(1).unwrap();
+        }
+        s.handle_ack(100, &ack(0, &[(1, 4)], 3, 1));
+        let r = s.poll_transmit(101).unwrap();
+        assert_eq!(r.seq, 0);
+        // new data after the retransmission
+        for _ in 0..3 {
+            s.poll_transmit(101).unwrap();
+        }
+        // the three packets sent after the retransmission arrive, it does not
+        s.handle_ack(200, &ack(0, &[(1, 13)], 12, 101));
+        assert_eq!(s.stats().packets_lost, 2, "the retransmission of 0 is lost too");
+        assert_eq!(s.poll_transmit(201).unwrap().seq, 0);
+    }
+
+    #[test]
+    fn rto_backs_off_and_retransmits_everything() {
+        let cfg = SenderConfig {
+            initial_rto: SECOND,
+            ..Default::default()
+        };
+        let mut s = Sender::new(cfg, fixed(3.0), 0);
+        for _ in 0..3 {
+            s.poll_transmit(0).unwrap();
+        }
+        assert_eq!(s.poll_timeout(), Some(SECOND));
+        s.handle_timeout(SECOND);
+        assert_eq!(s.stats().rtos, 1);
+        assert_eq!(s.in_flight(), 0);
+        let seqs: Vec<u64> = std::iter::from_fn(|| s.poll_transmit(SECOND).map(|p| p.seq)).collect();
+        assert_eq!(seqs, vec![0, 1, 2]);
+        // backed-off timer: 2 s after the retransmission
+        assert_eq!(s.poll_timeout(), Some(3 * SECOND));
+    }
+
+    #[test]
+    fn finite_transfer_sets_fin_and_completes() {
+        let cfg = SenderConfig {
+            mss: 1000,
+            total_bytes: Some(2500),
+            ..Default::default()
+        };
+        let mut s = Sender::new(cfg, fixed(10.0), 0);
+        let p: Vec<DataPacket> = std::iter::from_fn(|| s.poll_transmit(0)).collect();
+        assert_eq!(p.len(), 3);
+        assert_eq!(p[2].len, 500);
+        assert!(p[2].flags.contains(PacketFlags::FIN));
+        assert!(!s.is_done());
+        s.handle_ack(5, &ack(3, &[], 2, 0));
+        assert!(s.is_done());
+        assert_eq!(s.stats().bytes_acked, 2500);
+    }
+
+    #[test]
+    fn pacing_spaces_packets() {
+        let c = Box::new(Fixed {
+            w: 100.0,
+            rate: Some(1500.0 * 1000.0), // 1000 packets/s of 1500 wire bytes
+            burst: None,
+            events: 0,
+            rtos: 0,
+        });
+        let cfg = SenderConfig {
+            mss: 1460,
+            header: 40,
+            ..Default::default()
+        };
+        let mut s = Sender::new(cfg, c, 0);
+        assert!(s.poll_transmit(0).is_some());
+        assert!(s.poll_transmit(0).is_none());
+        assert_eq!(s.poll_timeout(), Some(MILLISECOND));
+        assert!(s.poll_transmit(MILLISECOND).is_some());
+    }
+}
