@@ -27,6 +27,7 @@ pub mod cubic;
 pub mod fast;
 pub mod highspeed;
 pub mod newreno;
+pub mod paced;
 pub mod registry;
 pub mod scalable;
 pub mod vegas;
@@ -223,7 +224,13 @@ pub trait Controller: Send {
 
     /// A data packet is about to leave. `seq` is its packet number and
     /// `retransmit` whether it was sent before. Returns the flags to set.
-    fn on_send(&mut self, _now: Time, _seq: u64, _retransmit: bool, _in_flight: u32) -> PacketFlags {
+    fn on_send(
+        &mut self,
+        _now: Time,
+        _seq: u64,
+        _retransmit: bool,
+        _in_flight: u32,
+    ) -> PacketFlags {
         PacketFlags::NONE
     }
 

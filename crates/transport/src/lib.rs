@@ -17,8 +17,8 @@
 
 #![warn(missing_docs)]
 
-pub mod packet;
 pub mod pacer;
+pub mod packet;
 pub mod ranges;
 pub mod receiver;
 pub mod rtt;

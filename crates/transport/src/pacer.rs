@@ -87,7 +87,10 @@ mod tests {
             p.on_send(t, 1500, 1.5e6, 4);
         }
         // four back to back at 0, then four at 4 ms
-        assert_eq!(departures, vec![0, 0, 0, 0, 4_000_000, 4_000_000, 4_000_000, 4_000_000]);
+        assert_eq!(
+            departures,
+            vec![0, 0, 0, 0, 4_000_000, 4_000_000, 4_000_000, 4_000_000]
+        );
         assert_eq!(p.next_departure(), 8_000_000);
     }
 }

@@ -77,6 +77,7 @@ pub struct Receiver {
     pair_first: Option<(u64, Time)>,
     pair_dispersion: Time,
     fin_seq: Option<u64>,
+    fin_len: u32,
     stats: ReceiverStats,
 }
 
@@ -100,6 +101,7 @@ impl Receiver {
             pair_first: None,
             pair_dispersion: 0,
             fin_seq: None,
+            fin_len: 0,
             stats: ReceiverStats::default(),
         }
     }
@@ -130,6 +132,7 @@ impl Receiver {
         }
         if p.flags.contains(PacketFlags::FIN) {
             self.fin_seq = Some(p.seq);
+            self.fin_len = p.len;
         }
         // Packet-pair dispersion (seed 002 §4.2; seeds 000/001).
         if p.flags.contains(PacketFlags::PAIR) {
@@ -163,8 +166,11 @@ impl Receiver {
             out_of_order = true; // duplicate: ACK at once so the sender learns
         }
         self.stats.bytes_delivered += (self.rcv_nxt - before) * self.mss as u64;
-        if self.fin_seq.is_some() && self.is_complete() && self.rcv_nxt > before {
-            // The last packet may be short; the application knows its length.
+        if let Some(f) = self.fin_seq {
+            if before <= f && self.rcv_nxt > f {
+                // The last packet may be short.
+                self.stats.bytes_delivered -= (self.mss - self.fin_len.min(self.mss)) as u64;
+            }
         }
         self.last_seq = p.seq;
         self.last_ts = p.ts;

@@ -82,7 +82,8 @@ impl RttEstimator {
         } else {
             self.initial_rto
         };
-        base.saturating_mul(1u64 << self.backoff.min(20)).min(self.max_rto)
+        base.saturating_mul(1u64 << self.backoff.min(20))
+            .min(self.max_rto)
     }
 
     /// Doubles the timeout (RFC 6298 (5.5)).

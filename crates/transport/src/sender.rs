@@ -9,8 +9,8 @@ use dropless_cc::{
     MILLISECOND, SECOND,
 };
 
-use crate::packet::{AckPacket, DataPacket, Ecn};
 use crate::pacer::Pacer;
+use crate::packet::{AckPacket, DataPacket, Ecn};
 use crate::ranges::RangeSet;
 use crate::rtt::RttEstimator;
 
@@ -96,6 +96,10 @@ pub struct SenderStats {
     pub rtos: u64,
     /// Per-event records, oldest first (one per event, not per packet).
     pub events: Vec<EventRecord>,
+    /// Sum of all RTT samples, in seconds (for the mean RTT).
+    pub rtt_sum_s: f64,
+    /// Number of RTT samples.
+    pub rtt_samples: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -280,7 +284,8 @@ impl Sender {
 
     fn next_retransmit(&mut self) -> Option<u64> {
         while let Some(&seq) = self.lost_queue.front() {
-            if seq >= self.snd_una && self.pkts[(seq - self.snd_una) as usize].state == PktState::Lost
+            if seq >= self.snd_una
+                && self.pkts[(seq - self.snd_una) as usize].state == PktState::Lost
             {
                 return Some(seq);
             }
@@ -362,8 +367,7 @@ impl Sender {
         self.refresh_control();
         if let Some(rate) = pacing {
             let burst = self.ctl.max_burst.unwrap_or(1);
-            self.pacer
-                .on_send(now, len + self.cfg.header, rate, burst);
+            self.pacer.on_send(now, len + self.cfg.header, rate, burst);
         }
         Some(DataPacket {
             conn: self.cfg.conn,
@@ -494,7 +498,10 @@ impl Sender {
         while self.snd_una < ack.cum_ack {
             let seq = self.snd_una;
             self.mark_delivered(seq, &mut hi_tx, &mut acked, &mut bytes);
-            let p = self.pkts.pop_front().expect("scoreboard covers snd_una..next_seq");
+            let p = self
+                .pkts
+                .pop_front()
+                .expect("scoreboard covers snd_una..next_seq");
             self.stats.bytes_acked += p.len as u64;
             self.snd_una += 1;
         }
@@ -526,6 +533,8 @@ impl Sender {
         if ack.ts_echo > 0 && ack.ts_echo <= now && (acked > 0 || echo.is_some()) {
             let r = now - ack.ts_echo;
             self.rtt.sample(r);
+            self.stats.rtt_sum_s += dropless_cc::secs(r);
+            self.stats.rtt_samples += 1;
             rtt_sample = Some(r);
         }
         if cum_advanced {
@@ -767,7 +776,11 @@ mod tests {
         }
         // the three packets sent after the retransmission arrive, it does not
         s.handle_ack(200, &ack(0, &[(1, 13)], 12, 101));
-        assert_eq!(s.stats().packets_lost, 2, "the retransmission of 0 is lost too");
+        assert_eq!(
+            s.stats().packets_lost,
+            2,
+            "the retransmission of 0 is lost too"
+        );
         assert_eq!(s.poll_transmit(201).unwrap().seq, 0);
     }
 
@@ -785,7 +798,8 @@ mod tests {
         s.handle_timeout(SECOND);
         assert_eq!(s.stats().rtos, 1);
         assert_eq!(s.in_flight(), 0);
-        let seqs: Vec<u64> = std::iter::from_fn(|| s.poll_transmit(SECOND).map(|p| p.seq)).collect();
+        let seqs: Vec<u64> =
+            std::iter::from_fn(|| s.poll_transmit(SECOND).map(|p| p.seq)).collect();
         assert_eq!(seqs, vec![0, 1, 2]);
         // backed-off timer: 2 s after the retransmission
         assert_eq!(s.poll_timeout(), Some(3 * SECOND));

@@ -1,0 +1,209 @@
+//! Simulation inputs: topology, flows and cross traffic, in plain structs.
+//! The scenario crate builds these from TOML files; tests build them directly.
+
+use dropless_cc::Time;
+use dropless_transport::AckPolicy;
+
+/// Buffer limit of an output queue.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Buffer {
+    /// At most this many packets waiting.
+    Packets(u64),
+    /// At most this many bytes waiting.
+    Bytes(u64),
+}
+
+/// Queue discipline of a link's output queue.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum QueueKind {
+    /// First in, first out; arrivals to a full buffer are dropped.
+    #[default]
+    DropTail,
+}
+
+/// A unidirectional link with its output queue.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinkSpec {
+    /// Capacity in bits per second.
+    pub rate_bps: f64,
+    /// One-way propagation delay.
+    pub delay: Time,
+    /// Buffer of the output queue.
+    pub buffer: Buffer,
+    /// Queue discipline.
+    pub queue: QueueKind,
+    /// Probability that an arriving packet is lost at random (before queueing).
+    pub loss: f64,
+}
+
+impl LinkSpec {
+    /// A drop-tail link with no random loss.
+    pub fn new(rate_bps: f64, delay: Time, buffer: Buffer) -> Self {
+        LinkSpec {
+            rate_bps,
+            delay,
+            buffer,
+            queue: QueueKind::DropTail,
+            loss: 0.0,
+        }
+    }
+}
+
+/// Network topology.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Topology {
+    /// Senders → per-flow access links → one bottleneck → receivers; ACKs
+    /// return over an un-queued path. Each flow's access delay makes up its
+    /// base RTT.
+    Dumbbell {
+        /// The bottleneck.
+        bottleneck: LinkSpec,
+        /// Rate of each sender's access link, bits/s (`None`: 10× the bottleneck).
+        access_rate_bps: Option<f64>,
+    },
+    /// A chain of links (thesis Appendix B2): flow `i` crosses links
+    /// `path.0 ..= path.1`.
+    ParkingLot {
+        /// The links in order.
+        links: Vec<LinkSpec>,
+        /// Rate of each sender's access link, bits/s (`None`: 10× the fastest link).
+        access_rate_bps: Option<f64>,
+    },
+}
+
+impl Topology {
+    /// The shared links (bottleneck candidates), in order.
+    pub fn links(&self) -> &[LinkSpec] {
+        match self {
+            Topology::Dumbbell { bottleneck, .. } => std::slice::from_ref(bottleneck),
+            Topology::ParkingLot { links, .. } => links,
+        }
+    }
+    /// Access link rate in bits/s.
+    pub fn access_rate_bps(&self) -> f64 {
+        match self {
+            Topology::Dumbbell {
+                bottleneck,
+                access_rate_bps,
+            } => access_rate_bps.unwrap_or(10.0 * bottleneck.rate_bps),
+            Topology::ParkingLot {
+                links,
+                access_rate_bps,
+            } => access_rate_bps
+                .unwrap_or(10.0 * links.iter().map(|l| l.rate_bps).fold(0.0, f64::max)),
+        }
+    }
+}
+
+/// One long-lived or finite flow.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSpec {
+    /// Controller name in the registry (`"newreno"`, `"fast"`, ...).
+    pub cc: String,
+    /// Controller parameters.
+    pub params: Vec<(String, f64)>,
+    /// Base (propagation) round-trip time. `None`: twice the path's link delays.
+    pub rtt: Option<Time>,
+    /// Start time.
+    pub start: Time,
+    /// Stop sending new data at this time (`None`: run to the end).
+    pub stop: Option<Time>,
+    /// Bytes to transfer (`None`: unlimited bulk flow).
+    pub size: Option<u64>,
+    /// Payload bytes per packet.
+    pub mss: u32,
+    /// Header bytes per packet on the wire.
+    pub header: u32,
+    /// Receiver ACK policy.
+    pub ack_policy: AckPolicy,
+    /// First and last shared link crossed (parking lot); `(0, 0)` in a dumbbell.
+    pub path: (usize, usize),
+    /// Send ECN-capable packets.
+    pub ecn: bool,
+    /// RTO floor.
+    pub min_rto: Time,
+}
+
+impl FlowSpec {
+    /// A bulk flow with the given controller and base RTT, 1460+40-byte packets.
+    pub fn bulk(cc: &str, rtt: Time) -> Self {
+        FlowSpec {
+            cc: cc.to_string(),
+            params: Vec::new(),
+            rtt: Some(rtt),
+            start: 0,
+            stop: None,
+            size: None,
+            mss: 1460,
+            header: 40,
+            ack_policy: AckPolicy::EveryPacket,
+            path: (0, 0),
+            ecn: false,
+            min_rto: 200 * dropless_cc::MILLISECOND,
+        }
+    }
+    /// Sets a controller parameter (builder style).
+    pub fn param(mut self, k: &str, v: f64) -> Self {
+        self.params.push((k.to_string(), v));
+        self
+    }
+    /// Bytes a full packet occupies on the wire.
+    pub fn wire_size(&self) -> u32 {
+        self.mss + self.header
+    }
+}
+
+/// Kind of open-loop cross traffic.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CrossKind {
+    /// Poisson arrivals of fixed-size packets.
+    Poisson,
+    /// Constant bit rate.
+    Constant,
+    /// Pareto on/off: during "on" periods packets leave at `peak` rate; on
+    /// and off durations are Pareto with the given shape and means.
+    ParetoOnOff {
+        /// Pareto shape (1 < shape; 1.5 is customary).
+        shape: f64,
+        /// Mean on duration.
+        mean_on: Time,
+        /// Mean off duration.
+        mean_off: Time,
+    },
+}
+
+/// An open-loop cross-traffic source entering one shared link.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CrossSpec {
+    /// Kind of arrival process.
+    pub kind: CrossKind,
+    /// Mean rate in bits/s.
+    pub rate_bps: f64,
+    /// Packet size in bytes on the wire.
+    pub packet_size: u32,
+    /// Shared link index it enters.
+    pub link: usize,
+    /// Start time.
+    pub start: Time,
+    /// Stop time (`None`: the end).
+    pub stop: Option<Time>,
+}
+
+/// Everything one run needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimConfig {
+    /// Seed of every random stream in the run.
+    pub seed: u64,
+    /// Simulated duration.
+    pub duration: Time,
+    /// Topology.
+    pub topology: Topology,
+    /// Flows.
+    pub flows: Vec<FlowSpec>,
+    /// Cross traffic.
+    pub cross: Vec<CrossSpec>,
+    /// Time-series sampling interval (`0`: no time series).
+    pub sample_interval: Time,
+    /// Record per-flow time series (turn off for thousands of flows).
+    pub flow_series: bool,
+}

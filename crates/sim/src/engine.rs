@@ -1,0 +1,691 @@
+//! The discrete-event engine.
+//!
+//! Design (after htsim): integer-nanosecond time; a binary heap of small
+//! events ordered by (time, insertion number) so ties break
+//! deterministically; every link keeps its waiting packets in a FIFO queue and
+//! its propagating packets in a FIFO pipe and schedules only the head of
+//! each, so the event queue holds O(links + flows) entries however many
+//! packets are in flight. ACKs return over an un-queued per-flow delay line,
+//! also a FIFO with only its head scheduled. Packets are small `Copy` structs
+//! moved between ring buffers that keep their capacity, so the steady state
+//! allocates nothing per packet.
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, VecDeque};
+
+use dropless_cc::{registry, ConnInfo, Time};
+use dropless_transport::{AckPacket, DataPacket, Receiver, Sender, SenderConfig};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+use crate::config::{Buffer, SimConfig, Topology};
+use crate::metrics::{self, FlowSeries, LinkSeries, Series, SimResult};
+use crate::traffic::CrossSource;
+
+/// Most links one flow may cross (access link included).
+pub const MAX_HOPS: usize = 16;
+
+/// Why a configuration could not be simulated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SimError {
+    /// Where the problem is, as a field path (`flows[2].rtt`).
+    pub field: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for SimError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+impl std::error::Error for SimError {}
+
+fn err(field: impl Into<String>, message: impl Into<String>) -> SimError {
+    SimError {
+        field: field.into(),
+        message: message.into(),
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+enum Kind {
+    TxDone = 0,
+    PipeArrive = 1,
+    FlowWake = 2,
+    AckArrive = 3,
+    Cross = 4,
+    Sample = 5,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Ev {
+    time: Time,
+    seq: u64,
+    kind: Kind,
+    id: u32,
+}
+
+impl Ord for Ev {
+    fn cmp(&self, o: &Self) -> Ordering {
+        // BinaryHeap is a max-heap: reverse for earliest first.
+        (o.time, o.seq).cmp(&(self.time, self.seq))
+    }
+}
+impl PartialOrd for Ev {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+
+/// A packet inside the simulator.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SimPacket {
+    pub flow: u32,
+    pub hop: u8,
+    pub cross: bool,
+    pub wire: u32,
+    pub data: DataPacket,
+}
+
+pub(crate) struct Link {
+    pub ns_per_byte: f64,
+    pub delay: Time,
+    pub limit_pkts: u64,
+    pub limit_bytes: u64,
+    pub loss: f64,
+    pub queue: VecDeque<SimPacket>,
+    pub q_bytes: u64,
+    pub in_service: Option<SimPacket>,
+    pub pipe: VecDeque<(Time, SimPacket)>,
+    // statistics
+    pub drops: u64,
+    pub random_drops: u64,
+    pub departed_pkts: u64,
+    pub departed_bytes: u64,
+    pub area: f64,
+    pub last_change: Time,
+    pub max_q: u64,
+}
+
+impl Link {
+    fn new(rate_bps: f64, delay: Time, buffer: Buffer, loss: f64) -> Self {
+        let (limit_pkts, limit_bytes) = match buffer {
+            Buffer::Packets(p) => (p, u64::MAX),
+            Buffer::Bytes(b) => (u64::MAX, b),
+        };
+        Link {
+            ns_per_byte: 8e9 / rate_bps,
+            delay,
+            limit_pkts,
+            limit_bytes,
+            loss,
+            queue: VecDeque::new(),
+            q_bytes: 0,
+            in_service: None,
+            pipe: VecDeque::new(),
+            drops: 0,
+            random_drops: 0,
+            departed_pkts: 0,
+            departed_bytes: 0,
+            area: 0.0,
+            last_change: 0,
+            max_q: 0,
+        }
+    }
+
+    #[inline]
+    fn tx_time(&self, bytes: u32) -> Time {
+        (bytes as f64 * self.ns_per_byte).round() as Time
+    }
+
+    #[inline]
+    fn account(&mut self, now: Time) {
+        self.area += self.queue.len() as f64 * (now - self.last_change) as f64;
+        self.last_change = now;
+    }
+}
+
+pub(crate) struct Flow {
+    pub sender: Sender,
+    pub receiver: Receiver,
+    pub route: [u32; MAX_HOPS],
+    pub route_len: u8,
+    pub ack_delay: Time,
+    pub ack_pipe: VecDeque<(Time, AckPacket)>,
+    pub wake_at: Time,
+    pub start: Time,
+    pub stop: Time,
+    pub started: bool,
+    pub stopped: bool,
+    pub finish: Option<Time>,
+    pub base_rtt: Time,
+    pub last_bytes: u64,
+}
+
+/// One simulation run. Build it with [`Simulation::new`], then
+/// [`Simulation::run`] (or [`Simulation::run_until`] in steps).
+pub struct Simulation {
+    pub(crate) cfg: SimConfig,
+    pub(crate) now: Time,
+    events: BinaryHeap<Ev>,
+    ev_seq: u64,
+    pub(crate) links: Vec<Link>,
+    pub(crate) n_shared: usize,
+    pub(crate) flows: Vec<Flow>,
+    cross: Vec<CrossSource>,
+    loss_rng: Pcg64Mcg,
+    pub(crate) series: Series,
+    pub(crate) events_processed: u64,
+    pub(crate) data_packets: u64,
+    pub(crate) cross_packets: u64,
+    link_series_marks: Vec<(f64, u64)>,
+}
+
+/// SplitMix64: derives independent stream seeds from the run seed.
+pub fn derive_seed(seed: u64, stream: u64) -> u64 {
+    let mut z = seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl Simulation {
+    /// Validates the configuration and builds the network.
+    pub fn new(cfg: SimConfig) -> Result<Self, SimError> {
+        if cfg.duration == 0 {
+            return Err(err("duration", "must be positive"));
+        }
+        let shared = cfg.topology.links();
+        if shared.is_empty() {
+            return Err(err("topology", "needs at least one link"));
+        }
+        let mut links = Vec::with_capacity(shared.len() + cfg.flows.len());
+        for (i, l) in shared.iter().enumerate() {
+            let f = |x: &str| format!("topology.links[{i}].{x}");
+            if !(l.rate_bps.is_finite() && l.rate_bps > 0.0) {
+                return Err(err(
+                    f("rate"),
+                    format!("must be positive, found {}", l.rate_bps),
+                ));
+            }
+            if !(0.0..1.0).contains(&l.loss) {
+                return Err(err(
+                    f("loss"),
+                    format!("must be in [0, 1), found {}", l.loss),
+                ));
+            }
+            links.push(Link::new(l.rate_bps, l.delay, l.buffer, l.loss));
+        }
+        let n_shared = links.len();
+        let access_rate = cfg.topology.access_rate_bps();
+        let mut flows = Vec::with_capacity(cfg.flows.len());
+        for (i, fs) in cfg.flows.iter().enumerate() {
+            let f = |x: &str| format!("flows[{i}].{x}");
+            let (a, b) = fs.path;
+            if a > b || b >= n_shared {
+                return Err(err(
+                    f("path"),
+                    format!("links {a}..={b} do not exist (the topology has {n_shared})"),
+                ));
+            }
+            if matches!(cfg.topology, Topology::Dumbbell { .. }) && (a, b) != (0, 0) {
+                return Err(err(f("path"), "a dumbbell has one link: use (0, 0)"));
+            }
+            if b - a + 2 > MAX_HOPS {
+                return Err(err(f("path"), format!("at most {} links", MAX_HOPS - 1)));
+            }
+            if fs.mss == 0 {
+                return Err(err(f("mss"), "must be positive"));
+            }
+            let one_way: Time = shared[a..=b].iter().map(|l| l.delay).sum();
+            let rtt = fs.rtt.unwrap_or(2 * one_way);
+            if rtt < 2 * one_way {
+                return Err(err(
+                    f("rtt"),
+                    format!(
+                        "{} s is shorter than twice the path's propagation delay ({} s)",
+                        dropless_cc::secs(rtt),
+                        dropless_cc::secs(2 * one_way)
+                    ),
+                ));
+            }
+            let extra = rtt - 2 * one_way;
+            let access_delay = extra / 2;
+            let ack_delay = rtt - access_delay - one_way;
+            let access = links.len();
+            links.push(Link::new(
+                access_rate,
+                access_delay,
+                Buffer::Packets(u64::MAX),
+                0.0,
+            ));
+            let mut route = [0u32; MAX_HOPS];
+            route[0] = access as u32;
+            for (k, l) in (a..=b).enumerate() {
+                route[k + 1] = l as u32;
+            }
+            let info = ConnInfo {
+                mss: fs.mss,
+                wire_size: fs.wire_size(),
+                seed: derive_seed(cfg.seed, 1000 + i as u64),
+            };
+            let cc = registry::build(&fs.cc, &fs.params, &info)
+                .map_err(|e| err(f("cc"), e.to_string()))?;
+            let scfg = SenderConfig {
+                conn: i as u32,
+                mss: fs.mss,
+                header: fs.header,
+                total_bytes: fs.size,
+                ecn: fs.ecn,
+                min_rto: fs.min_rto,
+                ..SenderConfig::default()
+            };
+            if fs.stop.is_some_and(|s| s <= fs.start) {
+                return Err(err(f("stop"), "must be after start"));
+            }
+            flows.push(Flow {
+                sender: Sender::new(scfg, cc, fs.start),
+                receiver: Receiver::new(i as u32, fs.mss, fs.ack_policy),
+                route,
+                route_len: (b - a + 2) as u8,
+                ack_delay,
+                ack_pipe: VecDeque::new(),
+                wake_at: Time::MAX,
+                start: fs.start,
+                stop: fs.stop.unwrap_or(Time::MAX),
+                started: false,
+                stopped: false,
+                finish: None,
+                base_rtt: rtt,
+                last_bytes: 0,
+            });
+        }
+        let mut cross = Vec::with_capacity(cfg.cross.len());
+        for (i, c) in cfg.cross.iter().enumerate() {
+            if c.link >= n_shared {
+                return Err(err(
+                    format!("cross_traffic[{i}].link"),
+                    format!(
+                        "link {} does not exist (the topology has {n_shared})",
+                        c.link
+                    ),
+                ));
+            }
+            cross.push(
+                CrossSource::new(c, derive_seed(cfg.seed, 1 + i as u64))
+                    .map_err(|m| err(format!("cross_traffic[{i}]"), m))?,
+            );
+        }
+        let series = Series {
+            flows: if cfg.flow_series {
+                (0..flows.len()).map(|_| FlowSeries::default()).collect()
+            } else {
+                Vec::new()
+            },
+            links: (0..n_shared).map(|_| LinkSeries::default()).collect(),
+            ..Series::default()
+        };
+        let mut sim = Simulation {
+            loss_rng: Pcg64Mcg::seed_from_u64(derive_seed(cfg.seed, 0)),
+            cfg,
+            now: 0,
+            events: BinaryHeap::new(),
+            ev_seq: 0,
+            links,
+            n_shared,
+            flows,
+            cross,
+            series,
+            events_processed: 0,
+            data_packets: 0,
+            cross_packets: 0,
+            link_series_marks: vec![(0.0, 0); n_shared],
+        };
+        for i in 0..sim.flows.len() {
+            let t = sim.flows[i].start;
+            sim.flows[i].wake_at = t;
+            sim.push(t, Kind::FlowWake, i as u32);
+        }
+        for i in 0..sim.cross.len() {
+            let t = sim.cross[i].first_time();
+            if t < Time::MAX {
+                sim.push(t, Kind::Cross, i as u32);
+            }
+        }
+        if sim.cfg.sample_interval > 0 {
+            sim.push(sim.cfg.sample_interval, Kind::Sample, 0);
+        }
+        Ok(sim)
+    }
+
+    #[inline]
+    fn push(&mut self, time: Time, kind: Kind, id: u32) {
+        self.ev_seq += 1;
+        self.events.push(Ev {
+            time,
+            seq: self.ev_seq,
+            kind,
+            id,
+        });
+    }
+
+    /// Current simulated time.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// Number of events in the queue (stays O(links + flows)).
+    pub fn pending_events(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Data packets the senders have transmitted so far.
+    pub fn data_packets(&self) -> u64 {
+        self.data_packets
+    }
+
+    /// Events processed so far.
+    pub fn events_processed(&self) -> u64 {
+        self.events_processed
+    }
+
+    /// Runs until `t` (capped at the configured duration).
+    pub fn run_until(&mut self, t: Time) {
+        let t = t.min(self.cfg.duration);
+        while let Some(&ev) = self.events.peek() {
+            if ev.time > t {
+                break;
+            }
+            self.events.pop();
+            self.now = ev.time;
+            self.events_processed += 1;
+            match ev.kind {
+                Kind::TxDone => self.tx_done(ev.id as usize),
+                Kind::PipeArrive => self.pipe_arrive(ev.id as usize),
+                Kind::FlowWake => self.flow_wake(ev.id as usize, ev.time),
+                Kind::AckArrive => self.ack_arrive(ev.id as usize),
+                Kind::Cross => self.cross_event(ev.id as usize),
+                Kind::Sample => self.sample(),
+            }
+        }
+        self.now = t;
+    }
+
+    /// Runs to the end and returns the results.
+    pub fn run(mut self) -> SimResult {
+        self.run_until(self.cfg.duration);
+        self.finish()
+    }
+
+    /// Collects results at the current time.
+    pub fn finish(mut self) -> SimResult {
+        let now = self.now;
+        for l in &mut self.links {
+            l.account(now);
+        }
+        metrics::collect(&self)
+    }
+
+    fn tx_done(&mut self, l: usize) {
+        let now = self.now;
+        let link = &mut self.links[l];
+        let p = link
+            .in_service
+            .take()
+            .expect("TxDone is scheduled only while a packet is in service");
+        link.departed_pkts += 1;
+        link.departed_bytes += p.wire as u64;
+        let arrive = now + link.delay;
+        let was_empty = link.pipe.is_empty();
+        link.pipe.push_back((arrive, p));
+        let next = if link.queue.is_empty() {
+            None
+        } else {
+            link.account(now);
+            let q = link.queue.pop_front().expect("non-empty");
+            link.q_bytes -= q.wire as u64;
+            let done = now + link.tx_time(q.wire);
+            link.in_service = Some(q);
+            Some(done)
+        };
+        if was_empty {
+            self.push(arrive, Kind::PipeArrive, l as u32);
+        }
+        if let Some(done) = next {
+            self.push(done, Kind::TxDone, l as u32);
+        }
+    }
+
+    fn pipe_arrive(&mut self, l: usize) {
+        let now = self.now;
+        while let Some(&(t, p)) = self.links[l].pipe.front() {
+            if t > now {
+                self.push(t, Kind::PipeArrive, l as u32);
+                return;
+            }
+            self.links[l].pipe.pop_front();
+            self.forward(p);
+        }
+    }
+
+    fn forward(&mut self, mut p: SimPacket) {
+        if p.cross {
+            return; // cross traffic leaves at its sink
+        }
+        p.hop += 1;
+        let f = p.flow as usize;
+        let flow = &self.flows[f];
+        if (p.hop as usize) < flow.route_len as usize {
+            let next = flow.route[p.hop as usize] as usize;
+            self.enqueue(next, p);
+        } else {
+            self.deliver(f, p);
+        }
+    }
+
+    fn enqueue(&mut self, l: usize, p: SimPacket) {
+        let now = self.now;
+        let link = &mut self.links[l];
+        if link.loss > 0.0 && self.loss_rng.gen::<f64>() < link.loss {
+            link.random_drops += 1;
+            return;
+        }
+        if link.in_service.is_none() {
+            let done = now + link.tx_time(p.wire);
+            link.in_service = Some(p);
+            self.push(done, Kind::TxDone, l as u32);
+            return;
+        }
+        if link.queue.len() as u64 >= link.limit_pkts
+            || link.q_bytes + p.wire as u64 > link.limit_bytes
+        {
+            link.drops += 1;
+            return;
+        }
+        link.account(now);
+        link.queue.push_back(p);
+        link.q_bytes += p.wire as u64;
+        link.max_q = link.max_q.max(link.queue.len() as u64);
+    }
+
+    fn deliver(&mut self, f: usize, p: SimPacket) {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        flow.receiver.handle_data(now, &p.data);
+        let mut first = None;
+        while let Some(a) = flow.receiver.poll_ack(now) {
+            if flow.ack_pipe.is_empty() && first.is_none() {
+                first = Some(now + flow.ack_delay);
+            }
+            flow.ack_pipe.push_back((now + flow.ack_delay, a));
+        }
+        if let Some(t) = first {
+            self.push(t, Kind::AckArrive, f as u32);
+        }
+        self.reschedule(f);
+    }
+
+    fn ack_arrive(&mut self, f: usize) {
+        let now = self.now;
+        loop {
+            let flow = &mut self.flows[f];
+            match flow.ack_pipe.front() {
+                Some(&(t, a)) if t <= now => {
+                    flow.ack_pipe.pop_front();
+                    flow.sender.handle_ack(now, &a);
+                }
+                Some(&(t, _)) => {
+                    self.push(t, Kind::AckArrive, f as u32);
+                    break;
+                }
+                None => break,
+            }
+        }
+        let flow = &mut self.flows[f];
+        if flow.finish.is_none() && flow.sender.is_done() {
+            flow.finish = Some(now);
+        }
+        self.send(f);
+        self.reschedule(f);
+    }
+
+    fn flow_wake(&mut self, f: usize, t: Time) {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        if flow.wake_at != t {
+            return; // superseded
+        }
+        flow.wake_at = Time::MAX;
+        if !flow.started && now >= flow.start {
+            flow.started = true;
+        }
+        if !flow.stopped && now >= flow.stop {
+            flow.stopped = true;
+        }
+        flow.sender.handle_timeout(now);
+        flow.receiver.handle_timeout(now);
+        let mut first = None;
+        while let Some(a) = flow.receiver.poll_ack(now) {
+            if flow.ack_pipe.is_empty() && first.is_none() {
+                first = Some(now + flow.ack_delay);
+            }
+            flow.ack_pipe.push_back((now + flow.ack_delay, a));
+        }
+        if let Some(t) = first {
+            self.push(t, Kind::AckArrive, f as u32);
+        }
+        self.send(f);
+        self.reschedule(f);
+    }
+
+    fn send(&mut self, f: usize) {
+        let now = self.now;
+        let flow = &self.flows[f];
+        if !flow.started || flow.stopped {
+            return;
+        }
+        let access = flow.route[0] as usize;
+        let header = flow.sender.config().header;
+        while let Some(d) = self.flows[f].sender.poll_transmit(now) {
+            self.data_packets += 1;
+            let p = SimPacket {
+                flow: f as u32,
+                hop: 0,
+                cross: false,
+                wire: d.len + header,
+                data: d,
+            };
+            self.enqueue(access, p);
+        }
+    }
+
+    fn reschedule(&mut self, f: usize) {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        if flow.stopped && flow.ack_pipe.is_empty() {
+            return;
+        }
+        let mut t = Time::MAX;
+        if flow.started && !flow.stopped {
+            if let Some(x) = flow.sender.poll_timeout() {
+                t = t.min(x);
+            }
+            t = t.min(flow.stop);
+        } else if !flow.started {
+            t = t.min(flow.start);
+        }
+        if let Some(x) = flow.receiver.poll_timeout() {
+            t = t.min(x);
+        }
+        if t == Time::MAX || t >= self.cfg.duration.saturating_add(1) {
+            return;
+        }
+        let t = t.max(now + 1);
+        if t < flow.wake_at {
+            flow.wake_at = t;
+            self.push(t, Kind::FlowWake, f as u32);
+        }
+    }
+
+    fn cross_event(&mut self, i: usize) {
+        let now = self.now;
+        let (p, next) = self.cross[i].fire(now, i as u32);
+        if let Some(p) = p {
+            self.cross_packets += 1;
+            let link = self.cross[i].link();
+            self.enqueue(link, p);
+        }
+        if next < Time::MAX {
+            self.push(next, Kind::Cross, i as u32);
+        }
+    }
+
+    fn sample(&mut self) {
+        let now = self.now;
+        let interval = self.cfg.sample_interval;
+        let ts = dropless_cc::secs(now);
+        self.series.t.push(ts);
+        let dt = dropless_cc::secs(interval);
+        if self.cfg.flow_series {
+            for (i, flow) in self.flows.iter_mut().enumerate() {
+                let s = &mut self.series.flows[i];
+                let bytes = flow.receiver.stats().bytes_delivered;
+                s.goodput_bps
+                    .push((bytes - flow.last_bytes) as f64 * 8.0 / dt);
+                flow.last_bytes = bytes;
+                let c = flow.sender.control();
+                s.cwnd.push(c.cwnd.unwrap_or(f64::NAN));
+                s.pacing_bps
+                    .push(c.pacing_rate.map_or(f64::NAN, |r| r * 8.0));
+                let rtt = flow.sender.rtt();
+                s.rtt_s.push(if rtt.has_sample() {
+                    dropless_cc::secs(rtt.latest())
+                } else {
+                    f64::NAN
+                });
+                s.in_flight.push(flow.sender.in_flight() as f64);
+            }
+        }
+        for l in 0..self.n_shared {
+            let link = &mut self.links[l];
+            link.account(now);
+            let (area0, dep0) = self.link_series_marks[l];
+            let s = &mut self.series.links[l];
+            s.queue_pkts.push(link.queue.len() as f64);
+            s.avg_queue_pkts.push((link.area - area0) / interval as f64);
+            s.drops.push(link.drops as f64);
+            let rate_bps = 8e9 / link.ns_per_byte;
+            s.utilization
+                .push((link.departed_bytes - dep0) as f64 * 8.0 / (rate_bps * dt));
+            self.link_series_marks[l] = (link.area, link.departed_bytes);
+        }
+        let next = now + interval;
+        if next <= self.cfg.duration {
+            self.push(next, Kind::Sample, 0);
+        }
+    }
+}

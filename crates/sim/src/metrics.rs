@@ -1,0 +1,255 @@
+//! Measurements: per-flow and per-link summaries, time series, fairness.
+
+use dropless_cc::secs;
+use dropless_transport::EventRecord;
+use serde::Serialize;
+
+use crate::engine::Simulation;
+
+/// Time series sampled every `sample_interval`, column by column.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Series {
+    /// Sample times, seconds.
+    pub t: Vec<f64>,
+    /// One entry per flow (empty when per-flow series are off).
+    pub flows: Vec<FlowSeries>,
+    /// One entry per shared link.
+    pub links: Vec<LinkSeries>,
+}
+
+/// Per-flow columns, aligned with [`Series::t`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct FlowSeries {
+    /// Goodput over the last interval, bits/s (bytes delivered in order at the receiver).
+    pub goodput_bps: Vec<f64>,
+    /// Congestion window, packets (NaN when the controller sets none).
+    pub cwnd: Vec<f64>,
+    /// Pacing rate, bits/s (NaN when not pacing).
+    pub pacing_bps: Vec<f64>,
+    /// Latest RTT sample, seconds (NaN before the first).
+    pub rtt_s: Vec<f64>,
+    /// Packets in flight.
+    pub in_flight: Vec<f64>,
+}
+
+/// Per-link columns, aligned with [`Series::t`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct LinkSeries {
+    /// Packets waiting at the sample time.
+    pub queue_pkts: Vec<f64>,
+    /// Time-averaged packets waiting over the last interval.
+    pub avg_queue_pkts: Vec<f64>,
+    /// Cumulative buffer-overflow drops.
+    pub drops: Vec<f64>,
+    /// Fraction of capacity used over the last interval.
+    pub utilization: Vec<f64>,
+}
+
+/// Summary of one flow.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FlowResult {
+    /// Index in the configuration.
+    pub id: usize,
+    /// Controller name.
+    pub cc: String,
+    /// Base (propagation) RTT, seconds.
+    pub rtt_s: f64,
+    /// Start time, seconds.
+    pub start_s: f64,
+    /// End of the measured interval (stop, completion or run end), seconds.
+    pub end_s: f64,
+    /// Completion time of a finite transfer, seconds from its start.
+    pub completion_s: Option<f64>,
+    /// Payload bytes delivered in order to the receiver.
+    pub bytes_delivered: u64,
+    /// Goodput over the active interval, bits/s.
+    pub goodput_bps: f64,
+    /// Payload bits sent per second, retransmissions included.
+    pub throughput_bps: f64,
+    /// Data packets transmitted (retransmissions included).
+    pub packets_sent: u64,
+    /// Packets declared lost by the sender.
+    pub packets_lost: u64,
+    /// Retransmitted packets.
+    pub retransmits: u64,
+    /// Lost packets per 10,000 sent.
+    pub loss_per_10k: f64,
+    /// Congestion events (recovery episodes, ECN reactions and timeouts).
+    pub congestion_events: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// Mean packets lost per loss event.
+    pub lost_per_event: f64,
+    /// Mean RTT sample, seconds.
+    pub mean_rtt_s: f64,
+    /// Smallest RTT sample, seconds.
+    pub min_rtt_s: f64,
+    /// Average network backlog of the flow, packets: S·(RTT_avg − RTT_min),
+    /// with S the delivered packet rate (TCP-Madison's definition, seed 002
+    /// eqs. (4)-(5), by Little's law).
+    pub avg_backlog_pkts: f64,
+    /// Congestion events, one record each.
+    #[serde(skip)]
+    pub events: Vec<EventRecord>,
+}
+
+/// Summary of one shared link.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct LinkResult {
+    /// Index in the topology.
+    pub id: usize,
+    /// Capacity, bits/s.
+    pub rate_bps: f64,
+    /// Bits sent over capacity × duration.
+    pub utilization: f64,
+    /// Time-averaged packets waiting.
+    pub avg_queue_pkts: f64,
+    /// Most packets ever waiting.
+    pub max_queue_pkts: u64,
+    /// Buffer-overflow drops.
+    pub drops: u64,
+    /// Random (configured) losses.
+    pub random_drops: u64,
+    /// Packets that crossed the link.
+    pub packets: u64,
+}
+
+/// Everything a run produces.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SimResult {
+    /// Simulated seconds.
+    pub duration_s: f64,
+    /// Per-flow summaries.
+    pub flows: Vec<FlowResult>,
+    /// Per shared link summaries.
+    pub links: Vec<LinkResult>,
+    /// Jain's fairness index over the goodputs of the long-lived flows.
+    pub jain_fairness: f64,
+    /// Data packets transmitted by all senders.
+    pub data_packets: u64,
+    /// Cross-traffic packets generated.
+    pub cross_packets: u64,
+    /// Events processed.
+    pub events: u64,
+    /// Time series.
+    #[serde(skip)]
+    pub series: Series,
+}
+
+/// Jain's fairness index `(Σx)² / (n·Σx²)`; 1 for an empty or all-zero set.
+pub fn jain(x: &[f64]) -> f64 {
+    let n = x.len() as f64;
+    let s: f64 = x.iter().sum();
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    if n == 0.0 || s2 == 0.0 {
+        1.0
+    } else {
+        s * s / (n * s2)
+    }
+}
+
+pub(crate) fn collect(sim: &Simulation) -> SimResult {
+    let now = sim.now;
+    let duration = secs(now);
+    let mut flows = Vec::with_capacity(sim.flows.len());
+    for (i, f) in sim.flows.iter().enumerate() {
+        let spec = &sim.cfg.flows[i];
+        let st = f.sender.stats();
+        let end = f.finish.unwrap_or(now).min(f.stop).min(now);
+        let active = secs(end.saturating_sub(f.start));
+        let bytes = f.receiver.stats().bytes_delivered;
+        let per_s = |x: f64| if active > 0.0 { x / active } else { 0.0 };
+        let loss_events: Vec<&EventRecord> = st.events.iter().filter(|e| e.lost > 0).collect();
+        let lost_per_event = if loss_events.is_empty() {
+            0.0
+        } else {
+            loss_events.iter().map(|e| e.lost as f64).sum::<f64>() / loss_events.len() as f64
+        };
+        let mean_rtt = if st.rtt_samples > 0 {
+            st.rtt_sum_s / st.rtt_samples as f64
+        } else {
+            0.0
+        };
+        let rtt = f.sender.rtt();
+        let min_rtt = if rtt.has_sample() {
+            secs(rtt.min_rtt())
+        } else {
+            0.0
+        };
+        let pkt_rate = per_s(st.packets_delivered as f64);
+        flows.push(FlowResult {
+            id: i,
+            cc: spec.cc.clone(),
+            rtt_s: secs(f.base_rtt),
+            start_s: secs(f.start),
+            end_s: secs(end),
+            completion_s: f.finish.map(|t| secs(t - f.start)),
+            bytes_delivered: bytes,
+            goodput_bps: per_s(bytes as f64 * 8.0),
+            throughput_bps: per_s(st.bytes_sent as f64 * 8.0),
+            packets_sent: st.packets_sent,
+            packets_lost: st.packets_lost,
+            retransmits: st.retransmits,
+            loss_per_10k: if st.packets_sent > 0 {
+                st.packets_lost as f64 * 1e4 / st.packets_sent as f64
+            } else {
+                0.0
+            },
+            congestion_events: st.congestion_events,
+            timeouts: st.rtos,
+            lost_per_event,
+            mean_rtt_s: mean_rtt,
+            min_rtt_s: min_rtt,
+            avg_backlog_pkts: pkt_rate * (mean_rtt - min_rtt).max(0.0),
+            events: st.events.clone(),
+        });
+    }
+    let links = (0..sim.n_shared)
+        .map(|i| {
+            let l = &sim.links[i];
+            let rate_bps = 8e9 / l.ns_per_byte;
+            LinkResult {
+                id: i,
+                rate_bps,
+                utilization: if duration > 0.0 {
+                    l.departed_bytes as f64 * 8.0 / (rate_bps * duration)
+                } else {
+                    0.0
+                },
+                avg_queue_pkts: if now > 0 { l.area / now as f64 } else { 0.0 },
+                max_queue_pkts: l.max_q,
+                drops: l.drops,
+                random_drops: l.random_drops,
+                packets: l.departed_pkts,
+            }
+        })
+        .collect();
+    let long_lived: Vec<f64> = flows
+        .iter()
+        .zip(&sim.cfg.flows)
+        .filter(|(_, s)| s.size.is_none())
+        .map(|(r, _)| r.goodput_bps)
+        .collect();
+    SimResult {
+        duration_s: duration,
+        jain_fairness: jain(&long_lived),
+        flows,
+        links,
+        data_packets: sim.data_packets,
+        cross_packets: sim.cross_packets,
+        events: sim.events_processed,
+        series: sim.series.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::jain;
+
+    #[test]
+    fn jain_index_values() {
+        assert_eq!(jain(&[1.0, 1.0, 1.0]), 1.0);
+        assert!((jain(&[1.0, 0.0]) - 0.5).abs() < 1e-12);
+        assert!((jain(&[3.0, 1.0]) - 16.0 / 20.0).abs() < 1e-12);
+    }
+}
