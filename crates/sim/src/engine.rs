@@ -2,13 +2,18 @@
 //!
 //! Design (after htsim): integer-nanosecond time; a binary heap of small
 //! events ordered by (time, insertion number) so ties break
-//! deterministically; every link keeps its waiting packets in a FIFO queue and
-//! its propagating packets in a FIFO pipe and schedules only the head of
-//! each, so the event queue holds O(links + flows) entries however many
-//! packets are in flight. ACKs return over an un-queued per-flow delay line,
-//! also a FIFO with only its head scheduled. Packets are small `Copy` structs
-//! moved between ring buffers that keep their capacity, so the steady state
-//! allocates nothing per packet.
+//! deterministically. A link is a FIFO server, so when it accepts a packet
+//! the packet's service start, end of transmission and arrival at the far
+//! end are already known: the packet goes straight into the link's FIFO
+//! "pipe" with its arrival time, and only the pipe's head is scheduled. The
+//! queue length needed for drop decisions and statistics is advanced lazily
+//! from the recorded service start times. The event queue therefore holds
+//! O(links + flows) entries however many packets are in flight, and each
+//! data packet costs one event per link plus one for its ACK. ACKs return
+//! over an un-queued per-flow delay line, also a FIFO with only its head
+//! scheduled. Packets are small `Copy` structs moved between ring buffers
+//! that keep their capacity, so the steady state allocates nothing per
+//! packet.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, VecDeque};
@@ -52,7 +57,6 @@ fn err(field: impl Into<String>, message: impl Into<String>) -> SimError {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 enum Kind {
-    TxDone = 0,
     PipeArrive = 1,
     FlowWake = 2,
     AckArrive = 3,
@@ -90,21 +94,36 @@ pub(crate) struct SimPacket {
     pub data: DataPacket,
 }
 
+/// One accepted packet's service times, kept until it has been transmitted.
+#[derive(Clone, Copy, Debug)]
+struct Service {
+    start: Time,
+    finish: Time,
+    bytes: u32,
+}
+
 pub(crate) struct Link {
     pub ns_per_byte: f64,
     pub delay: Time,
     pub limit_pkts: u64,
     pub limit_bytes: u64,
     pub loss: f64,
-    pub queue: VecDeque<SimPacket>,
+    /// Accepted packets not yet fully transmitted, in FIFO order.
+    service: VecDeque<Service>,
+    /// Index in `service` of the first packet whose service has not started.
+    first_waiting: usize,
+    /// End of transmission of the last accepted packet.
+    busy_until: Time,
+    /// Bytes waiting (service not started).
     pub q_bytes: u64,
-    pub in_service: Option<SimPacket>,
+    /// Packets propagating or waiting, with their arrival time at the far end.
     pub pipe: VecDeque<(Time, SimPacket)>,
     // statistics
     pub drops: u64,
     pub random_drops: u64,
     pub departed_pkts: u64,
     pub departed_bytes: u64,
+    /// Integral of the number of waiting packets over time (packet·ns).
     pub area: f64,
     pub last_change: Time,
     pub max_q: u64,
@@ -122,9 +141,10 @@ impl Link {
             limit_pkts,
             limit_bytes,
             loss,
-            queue: VecDeque::new(),
+            service: VecDeque::new(),
+            first_waiting: 0,
+            busy_until: 0,
             q_bytes: 0,
-            in_service: None,
             pipe: VecDeque::new(),
             drops: 0,
             random_drops: 0,
@@ -141,10 +161,70 @@ impl Link {
         (bytes as f64 * self.ns_per_byte).round() as Time
     }
 
+    /// Packets waiting for service (not counting the one being transmitted).
     #[inline]
-    fn account(&mut self, now: Time) {
-        self.area += self.queue.len() as f64 * (now - self.last_change) as f64;
+    pub fn waiting(&self) -> u64 {
+        (self.service.len() - self.first_waiting) as u64
+    }
+
+    /// Brings the lazily kept queue state up to `now`: services that have
+    /// started leave the waiting count (integrating it over time), and
+    /// finished transmissions count as departed.
+    #[inline]
+    pub fn advance(&mut self, now: Time) {
+        while self.first_waiting < self.service.len() {
+            let s = self.service[self.first_waiting];
+            if s.start > now {
+                break;
+            }
+            self.area += self.waiting() as f64 * (s.start - self.last_change) as f64;
+            self.last_change = s.start;
+            self.first_waiting += 1;
+            self.q_bytes -= s.bytes as u64;
+        }
+        self.area += self.waiting() as f64 * (now - self.last_change) as f64;
         self.last_change = now;
+        while self.first_waiting > 0 {
+            let s = self.service[0];
+            if s.finish > now {
+                break;
+            }
+            self.service.pop_front();
+            self.first_waiting -= 1;
+            self.departed_pkts += 1;
+            self.departed_bytes += s.bytes as u64;
+        }
+    }
+
+    /// Offers a packet at `now`. Returns its arrival time at the far end, or
+    /// `None` if the buffer is full.
+    #[inline]
+    fn accept(&mut self, now: Time, p: &SimPacket) -> Option<Time> {
+        self.advance(now);
+        let idle = self.busy_until <= now;
+        if !idle
+            && (self.waiting() >= self.limit_pkts
+                || self.q_bytes + p.wire as u64 > self.limit_bytes)
+        {
+            self.drops += 1;
+            return None;
+        }
+        let start = if idle { now } else { self.busy_until };
+        let finish = start + self.tx_time(p.wire);
+        self.busy_until = finish;
+        self.service.push_back(Service {
+            start,
+            finish,
+            bytes: p.wire,
+        });
+        if idle {
+            // Straight into service: never waits.
+            self.first_waiting += 1;
+        } else {
+            self.q_bytes += p.wire as u64;
+            self.max_q = self.max_q.max(self.waiting());
+        }
+        Some(finish + self.delay)
     }
 }
 
@@ -404,7 +484,6 @@ impl Simulation {
             self.now = ev.time;
             self.events_processed += 1;
             match ev.kind {
-                Kind::TxDone => self.tx_done(ev.id as usize),
                 Kind::PipeArrive => self.pipe_arrive(ev.id as usize),
                 Kind::FlowWake => self.flow_wake(ev.id as usize, ev.time),
                 Kind::AckArrive => self.ack_arrive(ev.id as usize),
@@ -425,39 +504,9 @@ impl Simulation {
     pub fn finish(mut self) -> SimResult {
         let now = self.now;
         for l in &mut self.links {
-            l.account(now);
+            l.advance(now);
         }
         metrics::collect(&self)
-    }
-
-    fn tx_done(&mut self, l: usize) {
-        let now = self.now;
-        let link = &mut self.links[l];
-        let p = link
-            .in_service
-            .take()
-            .expect("TxDone is scheduled only while a packet is in service");
-        link.departed_pkts += 1;
-        link.departed_bytes += p.wire as u64;
-        let arrive = now + link.delay;
-        let was_empty = link.pipe.is_empty();
-        link.pipe.push_back((arrive, p));
-        let next = if link.queue.is_empty() {
-            None
-        } else {
-            link.account(now);
-            let q = link.queue.pop_front().expect("non-empty");
-            link.q_bytes -= q.wire as u64;
-            let done = now + link.tx_time(q.wire);
-            link.in_service = Some(q);
-            Some(done)
-        };
-        if was_empty {
-            self.push(arrive, Kind::PipeArrive, l as u32);
-        }
-        if let Some(done) = next {
-            self.push(done, Kind::TxDone, l as u32);
-        }
     }
 
     fn pipe_arrive(&mut self, l: usize) {
@@ -494,22 +543,13 @@ impl Simulation {
             link.random_drops += 1;
             return;
         }
-        if link.in_service.is_none() {
-            let done = now + link.tx_time(p.wire);
-            link.in_service = Some(p);
-            self.push(done, Kind::TxDone, l as u32);
-            return;
+        if let Some(arrive) = link.accept(now, &p) {
+            let was_empty = link.pipe.is_empty();
+            link.pipe.push_back((arrive, p));
+            if was_empty {
+                self.push(arrive, Kind::PipeArrive, l as u32);
+            }
         }
-        if link.queue.len() as u64 >= link.limit_pkts
-            || link.q_bytes + p.wire as u64 > link.limit_bytes
-        {
-            link.drops += 1;
-            return;
-        }
-        link.account(now);
-        link.queue.push_back(p);
-        link.q_bytes += p.wire as u64;
-        link.max_q = link.max_q.max(link.queue.len() as u64);
     }
 
     fn deliver(&mut self, f: usize, p: SimPacket) {
@@ -672,10 +712,10 @@ impl Simulation {
         }
         for l in 0..self.n_shared {
             let link = &mut self.links[l];
-            link.account(now);
+            link.advance(now);
             let (area0, dep0) = self.link_series_marks[l];
             let s = &mut self.series.links[l];
-            s.queue_pkts.push(link.queue.len() as f64);
+            s.queue_pkts.push(link.waiting() as f64);
             s.avg_queue_pkts.push((link.area - area0) / interval as f64);
             s.drops.push(link.drops as f64);
             let rate_bps = 8e9 / link.ns_per_byte;

@@ -44,14 +44,31 @@ fn fast_on_a_three_link_parking_lot_is_proportionally_fair() {
             .collect();
         mean(&x)
     };
-    let rates: Vec<f64> = r.series.flows.iter().map(|f| tail(&f.goodput_bps)).collect();
-    eprintln!("rates (Mb/s): {:?}", rates.iter().map(|x| x / 1e6).collect::<Vec<_>>());
+    let rates: Vec<f64> = r
+        .series
+        .flows
+        .iter()
+        .map(|f| tail(&f.goodput_bps))
+        .collect();
+    eprintln!(
+        "rates (Mb/s): {:?}",
+        rates.iter().map(|x| x / 1e6).collect::<Vec<_>>()
+    );
     let c = 100e6 * 1460.0 / 1500.0; // goodput capacity
-    assert!((rates[0] / (c / 4.0) - 1.0).abs() < 0.1, "long flow {}", rates[0]);
+    assert!(
+        (rates[0] / (c / 4.0) - 1.0).abs() < 0.1,
+        "long flow {}",
+        rates[0]
+    );
     for &x in &rates[1..] {
         assert!((x / (0.75 * c) - 1.0).abs() < 0.1, "short flow {x}");
     }
     for l in &r.links {
-        assert!(l.utilization > 0.95, "link {} utilization {}", l.id, l.utilization);
+        assert!(
+            l.utilization > 0.95,
+            "link {} utilization {}",
+            l.id,
+            l.utilization
+        );
     }
 }

@@ -18,6 +18,8 @@ pub struct Pacer {
     train_len: u32,
     /// Time owed by the current train, in nanoseconds (fractional).
     debt: f64,
+    /// Length in time of the last complete train.
+    last_train: Time,
 }
 
 impl Pacer {
@@ -35,15 +37,22 @@ impl Pacer {
     pub fn on_send(&mut self, now: Time, bytes: u32, rate: f64, burst: u32) {
         let burst = burst.max(1);
         if self.train_len == 0 {
-            // A train starting late must not inherit credit from idle time
-            // beyond one train: start counting from now.
-            self.train_start = now.max(self.next);
+            // A train that starts a little late (a late wake-up on a real
+            // host) keeps the schedule, so the average rate still holds; one
+            // that starts after a longer idle period must not inherit credit
+            // for it: at most one train's worth of lateness is forgiven.
+            self.train_start = if now > self.next && now - self.next <= self.last_train {
+                self.next
+            } else {
+                now.max(self.next)
+            };
             self.debt = 0.0;
         }
         self.train_len += 1;
         self.debt += bytes as f64 * 1e9 / rate;
         if self.train_len >= burst {
-            self.next = self.train_start + self.debt.round() as Time;
+            self.last_train = self.debt.round() as Time;
+            self.next = self.train_start + self.last_train;
             self.train_len = 0;
             self.debt = 0.0;
         } else {
@@ -74,6 +83,16 @@ mod tests {
             t = p.next_departure();
         }
         assert_eq!(t, 5_000_000);
+    }
+
+    #[test]
+    fn late_wakeups_are_caught_up_but_idle_time_is_not() {
+        let mut p = Pacer::default();
+        p.on_send(0, 1500, 1.5e6, 1); // next at 1 ms
+        p.on_send(1_300_000, 1500, 1.5e6, 1); // 0.3 ms late: schedule kept
+        assert_eq!(p.next_departure(), 2_000_000);
+        p.on_send(10_000_000, 1500, 1.5e6, 1); // 8 ms idle: no credit
+        assert_eq!(p.next_departure(), 11_000_000);
     }
 
     #[test]

@@ -1,1 +1,320 @@
-//! placeholder
+//! Moves a file over UDP with the dropless transport.
+//!
+//! The sender runs exactly [`dropless_transport::Sender`] with whatever
+//! [`Controller`] it is given, and the receiver exactly
+//! [`dropless_transport::Receiver`]; this crate only adds the socket, the
+//! file, the clock and the [`dropless_wire`] codec around them. Each side is a
+//! single-threaded event loop.
+//!
+//! # Protocol conventions
+//!
+//! * **Packet size**: both sides must use the same `mss` (payload bytes per
+//!   datagram, default [`DEFAULT_MSS`]). Packet `seq` carries file bytes
+//!   `[seq*mss, seq*mss + len)`. The receiver rejects the connection with an
+//!   error if a packet other than the last has `len != mss`, so a mismatch
+//!   is reported at the first packet instead of producing a corrupt file.
+//! * **Length**: the last packet carries [`PacketFlags::FIN`]; its `seq` and
+//!   `len` give the file length `seq*mss + len`. An empty file is one empty
+//!   FIN packet.
+//! * **Connection id**: the sender picks a random `conn` (or
+//!   [`SendOptions::conn_id`]); the receiver locks onto the `conn` and source
+//!   address of the first data packet it gets and ignores every other
+//!   datagram, as the sender ignores ACKs for other connections.
+//! * **Ending**: the sender is done when everything is acknowledged. The
+//!   receiver renames its temporary file into place as soon as all data has
+//!   arrived, then *lingers* ([`RecvOptions::linger`]) re-acknowledging any
+//!   retransmission, so that a lost final ACK is repaired by the sender's
+//!   retransmission timer instead of hanging the sender. The linger should
+//!   exceed the sender's retransmission timeout (≥ its `min_rto`).
+//! * **Output**: the receiver writes into a hidden temporary file in the
+//!   destination directory with positioned writes and renames it to the
+//!   destination only on success; a failed transfer leaves no output file.
+//! * **No ECN, no handshake**: data leaves as Not-ECT and CE marks are not
+//!   read from the IP header, so controllers see no ECN signal. There is no
+//!   connection setup or rejection message: a receiver that refuses a
+//!   connection (wrong mss) just stops answering, and the sender fails after
+//!   [`SendOptions::timeout`].
+//!
+//! # Time
+//!
+//! The transport works in [`Time`] nanoseconds; each side's time is
+//! nanoseconds since its transfer started, read from [`std::time::Instant`] in
+//! one place (`Clock::now`). Waits use `ppoll(2)` on the socket with the
+//! deadline from `poll_timeout` (see the `sys` module for why not
+//! `SO_RCVTIMEO`), capped at [`MAX_WAIT`].
+//!
+//! # Example
+//!
+//! ```no_run
+//! use dropless_udp::{conn_info, recv_file, send_file, RecvOptions, SendOptions};
+//! # fn controller(_: dropless_cc::ConnInfo) -> Box<dyn dropless_cc::Controller> { unimplemented!() }
+//! # fn main() -> anyhow::Result<()> {
+//! // receiver
+//! let report = recv_file("127.0.0.1:9000".parse()?, "out.bin".as_ref(), &RecvOptions::default())?;
+//! // sender (elsewhere)
+//! let opts = SendOptions::default();
+//! let cc = controller(conn_info(opts.mss)); // e.g. from dropless_cc::registry
+//! let report = send_file("in.bin".as_ref(), "127.0.0.1:9000".parse()?, cc, &opts)?;
+//! println!("{report}");
+//! # Ok(()) }
+//! ```
+
+#![warn(missing_docs)]
+
+use std::fmt;
+use std::time::{Duration, Instant};
+
+use dropless_cc::{ConnInfo, Time};
+use dropless_transport::AckPolicy;
+
+mod recv;
+mod send;
+mod sys;
+
+pub use recv::{recv_file, recv_file_on};
+pub use send::{send_file, send_file_on};
+
+#[doc(no_inline)]
+pub use dropless_cc::{Controller, PacketFlags};
+
+/// Default payload bytes per datagram: 1400 + 30 header + 8 UDP + 20 IPv4
+/// = 1458 bytes, below a 1500-byte MTU with room for tunnels.
+pub const DEFAULT_MSS: u32 = 1400;
+/// Bytes of UDP and IPv4 headers added to every datagram.
+pub const UDP_IPV4_OVERHEAD: u32 = 28;
+/// Largest UDP payload over IPv4; `DATA_HEADER_LEN + mss` must not exceed it.
+pub const MAX_DATAGRAM: usize = 65_507;
+/// Longest single wait in either event loop; timeouts are checked at least
+/// this often.
+pub const MAX_WAIT: Duration = Duration::from_millis(10);
+
+/// Per-packet bytes on an IPv4 wire beyond the payload: the dropless data
+/// header plus UDP and IPv4.
+pub const fn wire_overhead() -> u32 {
+    dropless_wire::DATA_HEADER_LEN as u32 + UDP_IPV4_OVERHEAD
+}
+
+/// The [`ConnInfo`] a controller for a UDP transfer with payload `mss` should
+/// be built with (`wire_size` counts the dropless, UDP and IPv4 headers).
+pub fn conn_info(mss: u32) -> ConnInfo {
+    ConnInfo {
+        mss,
+        wire_size: mss + wire_overhead(),
+        seed: 0,
+    }
+}
+
+/// Sender settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SendOptions {
+    /// Payload bytes per datagram; must equal the receiver's
+    /// [`RecvOptions::mss`]. Default [`DEFAULT_MSS`].
+    pub mss: u32,
+    /// Give up (with an error) when nothing new has been acknowledged for
+    /// this long. Default 10 s.
+    pub timeout: Duration,
+    /// Local address to bind; default: the unspecified address of the
+    /// peer's family with an ephemeral port. Ignored by [`send_file_on`].
+    pub bind: Option<std::net::SocketAddr>,
+    /// Connection id; default a random one.
+    pub conn_id: Option<u32>,
+    /// Retransmission timeout before the first RTT sample (RFC 6298: 1 s).
+    pub initial_rto: Duration,
+    /// Floor of the retransmission timeout. Default 200 ms (Linux).
+    pub min_rto: Duration,
+    /// Send window cap in packets beyond the oldest unacknowledged one (the
+    /// receiver advertises no window; this bounds the scoreboard).
+    /// Default 65 536.
+    pub max_window: u64,
+    /// Requested `SO_SNDBUF`/`SO_RCVBUF` in bytes (the kernel may cap it);
+    /// 0 keeps the system default. Default 4 MiB.
+    pub socket_buffer: usize,
+    /// **Test hook**, leave `None` in real use: when `Some(n)`, every `n`-th
+    /// data transmission (counting retransmissions) is silently not sent, to
+    /// emulate deterministic loss of ~1/n of the packets.
+    pub debug_drop_every: Option<u64>,
+}
+
+impl Default for SendOptions {
+    fn default() -> Self {
+        SendOptions {
+            mss: DEFAULT_MSS,
+            timeout: Duration::from_secs(10),
+            bind: None,
+            conn_id: None,
+            initial_rto: Duration::from_secs(1),
+            min_rto: Duration::from_millis(200),
+            max_window: 1 << 16,
+            socket_buffer: 4 << 20,
+            debug_drop_every: None,
+        }
+    }
+}
+
+/// Receiver settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecvOptions {
+    /// Payload bytes per datagram; must equal the sender's
+    /// [`SendOptions::mss`]. Default [`DEFAULT_MSS`].
+    pub mss: u32,
+    /// When to acknowledge. Default [`AckPolicy::DELAYED`].
+    pub ack_policy: AckPolicy,
+    /// How long to wait for the first data packet; `None` waits forever.
+    /// Default `None`.
+    pub start_timeout: Option<Duration>,
+    /// Fail when the sender has been silent this long mid-transfer.
+    /// Default 10 s.
+    pub idle_timeout: Duration,
+    /// After the file is complete, keep re-acknowledging retransmissions
+    /// until the sender has been silent this long. Should exceed the
+    /// sender's retransmission timeout. Default 500 ms.
+    pub linger: Duration,
+    /// `fsync` the file before renaming it into place. Default true.
+    pub sync: bool,
+    /// Requested `SO_RCVBUF`/`SO_SNDBUF` in bytes (the kernel may cap it);
+    /// 0 keeps the system default. Default 4 MiB.
+    pub socket_buffer: usize,
+    /// **Test hook**, leave `None` in real use: when `Some(n)`, every `n`-th
+    /// ACK is silently not sent.
+    pub debug_drop_ack_every: Option<u64>,
+}
+
+impl Default for RecvOptions {
+    fn default() -> Self {
+        RecvOptions {
+            mss: DEFAULT_MSS,
+            ack_policy: AckPolicy::DELAYED,
+            start_timeout: None,
+            idle_timeout: Duration::from_secs(10),
+            linger: Duration::from_millis(500),
+            sync: true,
+            socket_buffer: 4 << 20,
+            debug_drop_ack_every: None,
+        }
+    }
+}
+
+/// What a transfer did. Sender-only and receiver-only fields are zero (or
+/// `None`) on the other side.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TransferReport {
+    /// File bytes transferred.
+    pub bytes: u64,
+    /// Sender: first transmission until everything was acknowledged.
+    /// Receiver: first data packet until the file was complete.
+    pub duration: Duration,
+    /// `bytes * 8 / duration`, bits per second.
+    pub goodput_bps: f64,
+    /// Name of the congestion controller (sender only).
+    pub controller: &'static str,
+    /// Data packets transmitted, retransmissions included (sender).
+    pub packets_sent: u64,
+    /// Retransmitted packets (sender).
+    pub retransmits: u64,
+    /// Packets the sender declared lost (sender).
+    pub packets_lost: u64,
+    /// Congestion events: loss recoveries, ECN reactions and RTOs (sender).
+    pub congestion_events: u64,
+    /// Retransmission timeouts (sender).
+    pub rtos: u64,
+    /// Smoothed RTT at the end (sender; `None` without any sample).
+    pub srtt: Option<Duration>,
+    /// Smallest RTT seen (sender).
+    pub min_rtt: Option<Duration>,
+    /// Data packets received, duplicates included (receiver).
+    pub packets_received: u64,
+    /// Duplicate data packets (receiver).
+    pub duplicates: u64,
+    /// ACKs sent (receiver) or received and accepted (sender).
+    pub acks: u64,
+    /// Datagrams discarded by the test hooks (`debug_drop_every`,
+    /// `debug_drop_ack_every`).
+    pub debug_dropped: u64,
+}
+
+impl TransferReport {
+    fn set_goodput(&mut self) {
+        let s = self.duration.as_secs_f64();
+        self.goodput_bps = if s > 0.0 {
+            self.bytes as f64 * 8.0 / s
+        } else {
+            0.0
+        };
+    }
+}
+
+impl fmt::Display for TransferReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} bytes in {:.3} s: {:.1} Mbit/s",
+            self.bytes,
+            self.duration.as_secs_f64(),
+            self.goodput_bps / 1e6
+        )?;
+        if !self.controller.is_empty() {
+            write!(
+                f,
+                "; {}: {} packets sent, {} retransmitted, {} lost, {} congestion events, {} RTOs",
+                self.controller,
+                self.packets_sent,
+                self.retransmits,
+                self.packets_lost,
+                self.congestion_events,
+                self.rtos
+            )?;
+            if let Some(s) = self.srtt {
+                write!(f, ", srtt {:.1} µs", s.as_secs_f64() * 1e6)?;
+            }
+            if let Some(m) = self.min_rtt {
+                write!(f, ", min rtt {:.1} µs", m.as_secs_f64() * 1e6)?;
+            }
+        } else {
+            write!(
+                f,
+                "; {} packets received, {} duplicates, {} ACKs",
+                self.packets_received, self.duplicates, self.acks
+            )?;
+        }
+        if self.debug_dropped > 0 {
+            write!(f, "; {} dropped by test hook", self.debug_dropped)?;
+        }
+        Ok(())
+    }
+}
+
+/// The one place a clock is read: nanoseconds since the transfer started.
+struct Clock(Instant);
+
+impl Clock {
+    fn start() -> Self {
+        Clock(Instant::now())
+    }
+    /// Current [`Time`]; starts at 1 so that no packet carries timestamp 0
+    /// (the transport treats an echoed 0 as "no timestamp").
+    fn now(&self) -> Time {
+        self.0.elapsed().as_nanos() as Time + 1
+    }
+}
+
+fn nanos(t: Time) -> Duration {
+    Duration::from_nanos(t)
+}
+
+fn check_mss(mss: u32) -> anyhow::Result<()> {
+    let max = MAX_DATAGRAM - dropless_wire::DATA_HEADER_LEN;
+    anyhow::ensure!(
+        mss >= 1 && mss as usize <= max,
+        "mss {mss} out of range: must be 1..={max} so a datagram fits in UDP"
+    );
+    Ok(())
+}
+
+/// A random 32-bit value without reading a clock (std's per-process random
+/// hash keys).
+fn random_u32() -> u32 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u32(std::process::id());
+    h.finish() as u32
+}

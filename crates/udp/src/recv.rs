@@ -1,0 +1,349 @@
+//! The receiving event loop and the temporary output file.
+
+use std::fs::File;
+use std::io;
+use std::net::{SocketAddr, UdpSocket};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use dropless_cc::{PacketFlags, Time};
+use dropless_transport::{DataPacket, Receiver};
+use dropless_wire::{decode, encode_ack, Decoded, MAX_ACK_LEN};
+
+use crate::{check_mss, nanos, random_u32, sys, Clock, RecvOptions, TransferReport};
+
+/// Longest single wait of the receiver loop (timeouts are checked at least
+/// this often).
+const MAX_RECV_WAIT: Duration = Duration::from_millis(100);
+
+/// Binds `bind`, receives one file into `out` and returns when it is
+/// complete and the linger period is over. See [`recv_file_on`].
+pub fn recv_file(
+    bind: SocketAddr,
+    out: &Path,
+    opts: &RecvOptions,
+) -> anyhow::Result<TransferReport> {
+    let socket = UdpSocket::bind(bind).with_context(|| format!("binding {bind}"))?;
+    recv_file_on(socket, out, opts)
+}
+
+/// Receives one file into `out` on an already bound socket (tests bind port
+/// 0 and read the port with `local_addr` before handing the socket over).
+///
+/// Waits for the first data packet (up to [`RecvOptions::start_timeout`]),
+/// then accepts only datagrams of that connection from that address. The
+/// data goes to a temporary file in `out`'s directory that is renamed to
+/// `out` once every byte has arrived; on any error the temporary file is
+/// removed and `out` is left untouched. After completion the receiver
+/// lingers ([`RecvOptions::linger`]) to re-acknowledge retransmissions.
+pub fn recv_file_on(
+    socket: UdpSocket,
+    out: &Path,
+    opts: &RecvOptions,
+) -> anyhow::Result<TransferReport> {
+    check_mss(opts.mss)?;
+    socket.set_nonblocking(true)?;
+    sys::set_buffers(&socket, opts.socket_buffer);
+    let mut part = Some(PartFile::create(out)?);
+    let clock = Clock::start();
+    let mss = opts.mss as u64;
+    let mut buf = vec![0u8; 65_536];
+    let mut ack_buf = [0u8; MAX_ACK_LEN];
+    let mut report = TransferReport::default();
+    let mut conn: Option<Conn> = None;
+    let start_timeout = opts.start_timeout.map(|d| d.as_nanos() as Time);
+    let idle = opts.idle_timeout.as_nanos() as Time;
+    let linger = opts.linger.as_nanos() as Time;
+    let mut ack_count = 0u64;
+
+    loop {
+        // Timers.
+        let now = clock.now();
+        let deadline = match &mut conn {
+            None => {
+                if let Some(t) = start_timeout {
+                    if now >= t {
+                        bail!(
+                            "no data packet arrived within {:.1} s on {}",
+                            nanos(t).as_secs_f64(),
+                            socket.local_addr()?
+                        );
+                    }
+                }
+                start_timeout
+            }
+            Some(c) => {
+                if c.rx.poll_timeout().is_some_and(|t| t <= now) {
+                    c.rx.handle_timeout(now);
+                    c.flush_acks(
+                        &socket,
+                        now,
+                        &mut ack_buf,
+                        opts,
+                        &mut report,
+                        &mut ack_count,
+                    );
+                }
+                match c.complete_at {
+                    Some(_) if now.saturating_sub(c.last_heard) >= linger => break,
+                    Some(_) => {}
+                    None if now.saturating_sub(c.last_heard) > idle => bail!(
+                        "the sender at {} has been silent for {:.1} s ({} bytes received in order)",
+                        c.peer,
+                        nanos(now.saturating_sub(c.last_heard)).as_secs_f64(),
+                        c.rx.rcv_nxt() * mss
+                    ),
+                    None => {}
+                }
+                let end = c.last_heard
+                    + if c.complete_at.is_some() {
+                        linger
+                    } else {
+                        idle + 1
+                    };
+                Some(c.rx.poll_timeout().map_or(end, |t| t.min(end)))
+            }
+        };
+
+        let wait = deadline.map_or(MAX_RECV_WAIT, |d| {
+            nanos(d.saturating_sub(now)).min(MAX_RECV_WAIT)
+        });
+        if wait > Duration::ZERO {
+            sys::wait(&socket, wait, false)?;
+        }
+
+        // Drain the socket.
+        loop {
+            let (n, src) = match socket.recv_from(&mut buf) {
+                Ok(x) => x,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                // ICMP errors for our ACKs (the sender is gone) and the like.
+                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => continue,
+                Err(e) if e.kind() == io::ErrorKind::ConnectionReset => continue,
+                Err(e) => return Err(e).context("receiving data"),
+            };
+            let Ok(Decoded::Data(p, payload)) = decode(&buf[..n]) else {
+                continue; // not ours, malformed, or an ACK: ignore
+            };
+            let now = clock.now();
+            if conn.is_none() {
+                conn = Some(Conn {
+                    peer: src,
+                    id: p.conn,
+                    rx: Receiver::new(p.conn, opts.mss, opts.ack_policy),
+                    fin: None,
+                    max_seq: 0,
+                    first_at: now,
+                    last_heard: now,
+                    complete_at: None,
+                });
+            }
+            let c = conn.as_mut().expect("set above");
+            if c.peer != src || c.id != p.conn {
+                continue;
+            }
+            c.check(&p, mss)?;
+            c.last_heard = now;
+            let arrival = c.rx.handle_data(now, &p);
+            if arrival.is_new && !payload.is_empty() {
+                if let Some(part) = &part {
+                    part.file
+                        .write_all_at(payload, p.seq * mss)
+                        .with_context(|| format!("writing {}", part.tmp.display()))?;
+                }
+            }
+            if c.complete_at.is_none() && c.rx.is_complete() {
+                c.complete_at = Some(now);
+                let (fin_seq, fin_len) = c.fin.expect("complete implies a FIN");
+                let len = fin_seq * mss + fin_len as u64;
+                report.bytes = len;
+                report.duration = nanos(now - c.first_at);
+                part.take().expect("finished once").finish(len, opts.sync)?;
+            }
+            c.flush_acks(
+                &socket,
+                now,
+                &mut ack_buf,
+                opts,
+                &mut report,
+                &mut ack_count,
+            );
+        }
+    }
+
+    let c = conn.expect("the loop ends only after completion");
+    let st = c.rx.stats();
+    report.packets_received = st.packets_received;
+    report.duplicates = st.duplicates;
+    report.acks = ack_count;
+    report.set_goodput();
+    Ok(report)
+}
+
+/// The one connection a receiver serves.
+struct Conn {
+    peer: SocketAddr,
+    id: u32,
+    rx: Receiver,
+    /// `(seq, len)` of the FIN packet once seen.
+    fin: Option<(u64, u32)>,
+    /// Highest packet number seen.
+    max_seq: u64,
+    first_at: Time,
+    last_heard: Time,
+    complete_at: Option<Time>,
+}
+
+impl Conn {
+    /// Rejects packets that contradict the conventions (see the crate docs).
+    fn check(&mut self, p: &DataPacket, mss: u64) -> anyhow::Result<()> {
+        let is_fin = p.flags.contains(PacketFlags::FIN);
+        if !is_fin && p.len as u64 != mss {
+            bail!(
+                "packet {} from {} carries {} payload bytes but the mss is {}: \
+                 sender and receiver must use the same mss",
+                p.seq,
+                self.peer,
+                p.len,
+                mss
+            );
+        }
+        if is_fin && p.len as u64 > mss {
+            bail!(
+                "final packet {} carries {} bytes, more than the mss {}",
+                p.seq,
+                p.len,
+                mss
+            );
+        }
+        if p.seq
+            .checked_mul(mss)
+            .and_then(|o| o.checked_add(mss))
+            .is_none()
+        {
+            bail!("packet {} lies beyond any possible file length", p.seq);
+        }
+        if is_fin {
+            match self.fin {
+                Some(f) if f != (p.seq, p.len) => bail!(
+                    "conflicting end of file: packet {} ({} bytes) after packet {} ({} bytes)",
+                    p.seq,
+                    p.len,
+                    f.0,
+                    f.1
+                ),
+                _ => self.fin = Some((p.seq, p.len)),
+            }
+        }
+        self.max_seq = self.max_seq.max(p.seq);
+        if let Some((fs, _)) = self.fin {
+            if self.max_seq > fs {
+                bail!(
+                    "packet {} lies beyond the final packet {}",
+                    self.max_seq,
+                    fs
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Sends every ACK the receiver owes. Send failures are ignored: a lost
+    /// ACK is repaired by later ACKs or the sender's retransmission.
+    fn flush_acks(
+        &mut self,
+        socket: &UdpSocket,
+        now: Time,
+        buf: &mut [u8; MAX_ACK_LEN],
+        opts: &RecvOptions,
+        report: &mut TransferReport,
+        count: &mut u64,
+    ) {
+        while let Some(a) = self.rx.poll_ack(now) {
+            let Ok(n) = encode_ack(&a, buf) else {
+                debug_assert!(false, "the receiver produced an unencodable ACK: {a:?}");
+                continue;
+            };
+            let k = self.rx.stats().acks_sent;
+            if opts
+                .debug_drop_ack_every
+                .is_some_and(|d| d > 0 && k % d == 0)
+            {
+                report.debug_dropped += 1;
+                continue;
+            }
+            if socket.send_to(&buf[..n], self.peer).is_ok() {
+                *count += 1;
+            }
+        }
+    }
+}
+
+/// The hidden temporary file the data goes to; removed on drop unless
+/// [`PartFile::finish`] renamed it into place.
+struct PartFile {
+    file: File,
+    tmp: PathBuf,
+    dest: PathBuf,
+    done: bool,
+}
+
+impl PartFile {
+    fn create(dest: &Path) -> anyhow::Result<PartFile> {
+        let name = dest
+            .file_name()
+            .with_context(|| format!("{} does not name a file", dest.display()))?;
+        if dest.is_dir() {
+            bail!("{} is a directory", dest.display());
+        }
+        let dir = match dest.parent() {
+            Some(d) if !d.as_os_str().is_empty() => d,
+            _ => Path::new("."),
+        };
+        let tmp = dir.join(format!(
+            ".{}.{:08x}.dropless-part",
+            name.to_string_lossy(),
+            random_u32()
+        ));
+        let file = File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .with_context(|| format!("creating {}", tmp.display()))?;
+        Ok(PartFile {
+            file,
+            tmp,
+            dest: dest.to_path_buf(),
+            done: false,
+        })
+    }
+
+    /// Sets the final length, optionally syncs, and renames into place.
+    fn finish(mut self, len: u64, sync: bool) -> anyhow::Result<()> {
+        self.file
+            .set_len(len)
+            .with_context(|| format!("truncating {}", self.tmp.display()))?;
+        if sync {
+            self.file
+                .sync_all()
+                .with_context(|| format!("syncing {}", self.tmp.display()))?;
+        }
+        std::fs::rename(&self.tmp, &self.dest).with_context(|| {
+            format!("renaming {} to {}", self.tmp.display(), self.dest.display())
+        })?;
+        self.done = true;
+        Ok(())
+    }
+}
+
+impl Drop for PartFile {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
