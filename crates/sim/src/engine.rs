@@ -15,8 +15,7 @@
 //! that keep their capacity, so the steady state allocates nothing per
 //! packet.
 
-use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::VecDeque;
 
 use dropless_cc::{registry, ConnInfo, Time};
 use dropless_transport::{AckPacket, DataPacket, Receiver, Sender, SenderConfig};
@@ -25,6 +24,7 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::config::{Buffer, SimConfig, Topology};
 use crate::metrics::{self, FlowSeries, LinkSeries, Series, SimResult};
+use crate::queue::EventQueue;
 use crate::traffic::CrossSource;
 
 /// Most links one flow may cross (access link included).
@@ -64,23 +64,16 @@ enum Kind {
     Sample = 5,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Ev {
-    time: Time,
-    seq: u64,
-    kind: Kind,
-    id: u32,
-}
-
-impl Ord for Ev {
-    fn cmp(&self, o: &Self) -> Ordering {
-        // BinaryHeap is a max-heap: reverse for earliest first.
-        (o.time, o.seq).cmp(&(self.time, self.seq))
-    }
-}
-impl PartialOrd for Ev {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
+impl Kind {
+    #[inline]
+    fn from_u8(k: u8) -> Kind {
+        match k {
+            1 => Kind::PipeArrive,
+            2 => Kind::FlowWake,
+            3 => Kind::AckArrive,
+            4 => Kind::Cross,
+            _ => Kind::Sample,
+        }
     }
 }
 
@@ -250,8 +243,7 @@ pub(crate) struct Flow {
 pub struct Simulation {
     pub(crate) cfg: SimConfig,
     pub(crate) now: Time,
-    events: BinaryHeap<Ev>,
-    ev_seq: u64,
+    events: EventQueue,
     pub(crate) links: Vec<Link>,
     pub(crate) n_shared: usize,
     pub(crate) flows: Vec<Flow>,
@@ -413,8 +405,7 @@ impl Simulation {
             loss_rng: Pcg64Mcg::seed_from_u64(derive_seed(cfg.seed, 0)),
             cfg,
             now: 0,
-            events: BinaryHeap::new(),
-            ev_seq: 0,
+            events: EventQueue::new(),
             links,
             n_shared,
             flows,
@@ -444,13 +435,7 @@ impl Simulation {
 
     #[inline]
     fn push(&mut self, time: Time, kind: Kind, id: u32) {
-        self.ev_seq += 1;
-        self.events.push(Ev {
-            time,
-            seq: self.ev_seq,
-            kind,
-            id,
-        });
+        self.events.push(time, ((kind as u64) << 32) | id as u64);
     }
 
     /// Current simulated time.
@@ -476,18 +461,15 @@ impl Simulation {
     /// Runs until `t` (capped at the configured duration).
     pub fn run_until(&mut self, t: Time) {
         let t = t.min(self.cfg.duration);
-        while let Some(&ev) = self.events.peek() {
-            if ev.time > t {
-                break;
-            }
-            self.events.pop();
-            self.now = ev.time;
+        while let Some((time, payload)) = self.events.pop_until(t) {
+            self.now = time;
             self.events_processed += 1;
-            match ev.kind {
-                Kind::PipeArrive => self.pipe_arrive(ev.id as usize),
-                Kind::FlowWake => self.flow_wake(ev.id as usize, ev.time),
-                Kind::AckArrive => self.ack_arrive(ev.id as usize),
-                Kind::Cross => self.cross_event(ev.id as usize),
+            let id = payload as u32 as usize;
+            match Kind::from_u8((payload >> 32) as u8) {
+                Kind::PipeArrive => self.pipe_arrive(id),
+                Kind::FlowWake => self.flow_wake(id, time),
+                Kind::AckArrive => self.ack_arrive(id),
+                Kind::Cross => self.cross_event(id),
                 Kind::Sample => self.sample(),
             }
         }

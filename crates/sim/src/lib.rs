@@ -10,6 +10,7 @@
 pub mod config;
 pub mod engine;
 pub mod metrics;
+mod queue;
 mod traffic;
 
 pub use config::{
