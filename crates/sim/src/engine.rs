@@ -120,6 +120,10 @@ pub(crate) struct Link {
     pub area: f64,
     pub last_change: Time,
     pub max_q: u64,
+    /// Open-loop cross-traffic bytes accepted.
+    pub cross_bytes: u64,
+    /// `cross_bytes` at the previous sample.
+    pub cross_mark: u64,
 }
 
 impl Link {
@@ -146,6 +150,8 @@ impl Link {
             area: 0.0,
             last_change: 0,
             max_q: 0,
+            cross_bytes: 0,
+            cross_mark: 0,
         }
     }
 
@@ -221,13 +227,34 @@ impl Link {
     }
 }
 
+/// What travels back to a sender over its un-queued return path.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Returning {
+    /// An acknowledgement, arriving at the sender at the entry's time.
+    Ack(AckPacket),
+    /// A data packet that reaches the receiver at the given time; the
+    /// receiver processes it lazily (see [`Flow::lazy_rx`]) and its ACK, if
+    /// any, reaches the sender at the entry's time.
+    Data(Time, DataPacket),
+    /// A data packet already processed whose arrival produced no ACK.
+    Nothing,
+}
+
 pub(crate) struct Flow {
     pub sender: Sender,
     pub receiver: Receiver,
     pub route: [u32; MAX_HOPS],
     pub route_len: u8,
     pub ack_delay: Time,
-    pub ack_pipe: VecDeque<(Time, AckPacket)>,
+    pub ack_pipe: VecDeque<(Time, Returning)>,
+    /// The receiver has no timers (every-packet or probe-only ACKs), so its
+    /// state depends only on this flow's own data, which reaches it in FIFO
+    /// order over a fixed last hop. Its processing can then be deferred to
+    /// the moment the ACK reaches the sender, with the true arrival time as
+    /// `now`: one event per packet instead of two, and bit-identical results.
+    pub lazy_rx: bool,
+    /// Leading `ack_pipe` entries whose receiver side is already processed.
+    pub rx_done: usize,
     pub wake_at: Time,
     pub start: Time,
     pub stop: Time,
@@ -236,6 +263,14 @@ pub(crate) struct Flow {
     pub finish: Option<Time>,
     pub base_rtt: Time,
     pub last_bytes: u64,
+    /// Wire bytes of this flow accepted by the last link of its path.
+    pub last_hop_bytes: u64,
+    /// `last_hop_bytes` at the previous sample.
+    pub last_hop_mark: u64,
+    /// Buffer-overflow drops of this flow's packets.
+    pub drops: u64,
+    /// Shared links crossed: `path.0 ..= path.1`.
+    pub path: (usize, usize),
 }
 
 /// One simulation run. Build it with [`Simulation::new`], then
@@ -254,6 +289,8 @@ pub struct Simulation {
     pub(crate) data_packets: u64,
     pub(crate) cross_packets: u64,
     link_series_marks: Vec<(f64, u64)>,
+    /// Scratch buffer for controller trace variables (per sample).
+    trace_scratch: Vec<(&'static str, f64)>,
 }
 
 /// SplitMix64: derives independent stream seeds from the run seed.
@@ -354,6 +391,7 @@ impl Simulation {
                 total_bytes: fs.size,
                 ecn: fs.ecn,
                 min_rto: fs.min_rto,
+                max_window: fs.max_window.unwrap_or(SenderConfig::default().max_window),
                 ..SenderConfig::default()
             };
             if fs.stop.is_some_and(|s| s <= fs.start) {
@@ -366,6 +404,8 @@ impl Simulation {
                 route_len: (b - a + 2) as u8,
                 ack_delay,
                 ack_pipe: VecDeque::new(),
+                lazy_rx: !matches!(fs.ack_policy, dropless_transport::AckPolicy::Delayed { .. }),
+                rx_done: 0,
                 wake_at: Time::MAX,
                 start: fs.start,
                 stop: fs.stop.unwrap_or(Time::MAX),
@@ -374,6 +414,10 @@ impl Simulation {
                 finish: None,
                 base_rtt: rtt,
                 last_bytes: 0,
+                last_hop_bytes: 0,
+                last_hop_mark: 0,
+                drops: 0,
+                path: fs.path,
             });
         }
         let mut cross = Vec::with_capacity(cfg.cross.len());
@@ -415,6 +459,7 @@ impl Simulation {
             data_packets: 0,
             cross_packets: 0,
             link_series_marks: vec![(0.0, 0); n_shared],
+            trace_scratch: Vec::new(),
         };
         for i in 0..sim.flows.len() {
             let t = sim.flows[i].start;
@@ -488,6 +533,9 @@ impl Simulation {
         for l in &mut self.links {
             l.advance(now);
         }
+        for f in &mut self.flows {
+            Self::materialize(f, now);
+        }
         metrics::collect(&self)
     }
 
@@ -525,7 +573,34 @@ impl Simulation {
             link.random_drops += 1;
             return;
         }
-        if let Some(arrive) = link.accept(now, &p) {
+        let accepted = link.accept(now, &p);
+        if p.cross {
+            if accepted.is_some() {
+                link.cross_bytes += p.wire as u64;
+            }
+        } else {
+            let flow = &mut self.flows[p.flow as usize];
+            if accepted.is_none() {
+                flow.drops += 1;
+            } else if p.hop as usize + 1 == flow.route_len as usize {
+                flow.last_hop_bytes += p.wire as u64;
+            }
+        }
+        if let Some(arrive) = accepted {
+            if !p.cross {
+                let flow = &mut self.flows[p.flow as usize];
+                if flow.lazy_rx && p.hop as usize + 1 == flow.route_len as usize {
+                    // Last hop: straight onto the return path (see `lazy_rx`).
+                    let t = arrive + flow.ack_delay;
+                    let was_empty = flow.ack_pipe.is_empty();
+                    flow.ack_pipe.push_back((t, Returning::Data(arrive, p.data)));
+                    if was_empty {
+                        self.push(t, Kind::AckArrive, p.flow);
+                    }
+                    return;
+                }
+            }
+            let link = &mut self.links[l];
             let was_empty = link.pipe.is_empty();
             link.pipe.push_back((arrive, p));
             if was_empty {
@@ -543,7 +618,7 @@ impl Simulation {
             if flow.ack_pipe.is_empty() && first.is_none() {
                 first = Some(now + flow.ack_delay);
             }
-            flow.ack_pipe.push_back((now + flow.ack_delay, a));
+            flow.ack_pipe.push_back((now + flow.ack_delay, Returning::Ack(a)));
         }
         if let Some(t) = first {
             self.push(t, Kind::AckArrive, f as u32);
@@ -556,9 +631,19 @@ impl Simulation {
         loop {
             let flow = &mut self.flows[f];
             match flow.ack_pipe.front() {
-                Some(&(t, a)) if t <= now => {
+                Some(&(t, r)) if t <= now => {
                     flow.ack_pipe.pop_front();
-                    flow.sender.handle_ack(now, &a);
+                    flow.rx_done = flow.rx_done.saturating_sub(1);
+                    match r {
+                        Returning::Ack(a) => flow.sender.handle_ack(now, &a),
+                        Returning::Data(t_rx, d) => {
+                            flow.receiver.handle_data(t_rx, &d);
+                            if let Some(a) = flow.receiver.poll_ack(t_rx) {
+                                flow.sender.handle_ack(now, &a);
+                            }
+                        }
+                        Returning::Nothing => {}
+                    }
                 }
                 Some(&(t, _)) => {
                     self.push(t, Kind::AckArrive, f as u32);
@@ -573,6 +658,27 @@ impl Simulation {
         }
         self.send(f);
         self.reschedule(f);
+    }
+
+    /// Processes at the receiver every deferred arrival up to `upto`, so
+    /// that receiver counters are exact at that time (see `lazy_rx`).
+    fn materialize(flow: &mut Flow, upto: Time) {
+        while flow.rx_done < flow.ack_pipe.len() {
+            let i = flow.rx_done;
+            let Returning::Data(t_rx, d) = flow.ack_pipe[i].1 else {
+                flow.rx_done += 1;
+                continue;
+            };
+            if t_rx > upto {
+                break;
+            }
+            flow.receiver.handle_data(t_rx, &d);
+            flow.ack_pipe[i].1 = match flow.receiver.poll_ack(t_rx) {
+                Some(a) => Returning::Ack(a),
+                None => Returning::Nothing,
+            };
+            flow.rx_done += 1;
+        }
     }
 
     fn flow_wake(&mut self, f: usize, t: Time) {
@@ -595,7 +701,7 @@ impl Simulation {
             if flow.ack_pipe.is_empty() && first.is_none() {
                 first = Some(now + flow.ack_delay);
             }
-            flow.ack_pipe.push_back((now + flow.ack_delay, a));
+            flow.ack_pipe.push_back((now + flow.ack_delay, Returning::Ack(a)));
         }
         if let Some(t) = first {
             self.push(t, Kind::AckArrive, f as u32);
@@ -674,6 +780,7 @@ impl Simulation {
         let dt = dropless_cc::secs(interval);
         if self.cfg.flow_series {
             for (i, flow) in self.flows.iter_mut().enumerate() {
+                Self::materialize(flow, now);
                 let s = &mut self.series.flows[i];
                 let bytes = flow.receiver.stats().bytes_delivered;
                 s.goodput_bps
@@ -690,6 +797,29 @@ impl Simulation {
                     f64::NAN
                 });
                 s.in_flight.push(flow.sender.in_flight() as f64);
+                s.link_bps
+                    .push((flow.last_hop_bytes - flow.last_hop_mark) as f64 * 8.0 / dt);
+                flow.last_hop_mark = flow.last_hop_bytes;
+                s.drops.push(flow.drops as f64);
+                // Controller trace variables (per sample, not per packet).
+                let n = s.in_flight.len();
+                self.trace_scratch.clear();
+                flow.sender.controller().trace_vars(&mut self.trace_scratch);
+                for &(name, v) in &self.trace_scratch {
+                    let col = match s.vars.iter().position(|(k, _)| k == name) {
+                        Some(c) => c,
+                        None => {
+                            s.vars.push((name.to_string(), vec![f64::NAN; n - 1]));
+                            s.vars.len() - 1
+                        }
+                    };
+                    s.vars[col].1.push(v);
+                }
+                for (_, col) in &mut s.vars {
+                    if col.len() < n {
+                        col.push(f64::NAN);
+                    }
+                }
             }
         }
         for l in 0..self.n_shared {
@@ -704,6 +834,21 @@ impl Simulation {
             s.utilization
                 .push((link.departed_bytes - dep0) as f64 * 8.0 / (rate_bps * dt));
             self.link_series_marks[l] = (link.area, link.departed_bytes);
+            s.cross_bps
+                .push((link.cross_bytes - link.cross_mark) as f64 * 8.0 / dt);
+            link.cross_mark = link.cross_bytes;
+            let active = self
+                .flows
+                .iter()
+                .filter(|f| {
+                    f.path.0 <= l
+                        && l <= f.path.1
+                        && f.started
+                        && !f.stopped
+                        && f.finish.is_none()
+                })
+                .count();
+            s.active_flows.push(active as f64);
         }
         let next = now + interval;
         if next <= self.cfg.duration {
