@@ -1,0 +1,405 @@
+//! Files `dropless run` writes: summary.json, time series, events, plots.
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+use std::sync::Arc;
+
+use dropless_cc::{registry, CongestionCause};
+use dropless_scenario::Scenario;
+use dropless_sim::SimResult;
+use serde_json::{json, Map, Value};
+
+use crate::{plot, RunArgs, SeriesFormat};
+
+/// Tables with more rows than this are also written as Parquet (`--series auto`).
+pub const PARQUET_ROWS: usize = 100_000;
+
+type Res<T> = Result<T, String>;
+
+fn io<E: std::fmt::Display>(what: &str) -> impl Fn(E) -> String + '_ {
+    move |e| format!("{what}: {e}")
+}
+
+/// A float for JSON: non-finite values become strings ("inf", "NaN").
+fn num(x: f64) -> Value {
+    if x.is_finite() {
+        json!(x)
+    } else {
+        json!(x.to_string())
+    }
+}
+
+/// Seconds from nanoseconds, without float noise (0.06, not 0.060000000000000005).
+fn sec(t: u64) -> f64 {
+    t as f64 / 1e9
+}
+
+/// A time in seconds that is a whole number of nanoseconds, cleaned of float noise.
+fn clean(x: f64) -> f64 {
+    (x * 1e9).round() / 1e9
+}
+
+/// summary.json as a JSON value.
+pub fn summary(s: &Scenario, r: &SimResult, wall: f64, files: &[String]) -> Value {
+    let flows: Vec<Value> = r
+        .flows
+        .iter()
+        .map(|f| {
+            let spec = &s.config.flows[f.id];
+            let info = &s.flows[f.id];
+            let mut params = Map::new();
+            if let Some(cs) = registry::find(&spec.cc) {
+                for p in cs.params {
+                    let v = spec
+                        .params
+                        .iter()
+                        .rev()
+                        .find(|(k, _)| k == p.name)
+                        .map_or(p.default, |(_, v)| *v);
+                    params.insert(p.name.to_string(), num(v));
+                }
+            }
+            json!({
+                "id": f.id,
+                "label": info.label,
+                "entry": info.entry,
+                "cc": f.cc,
+                "params": params,
+                "rtt_s": clean(f.rtt_s),
+                "start_s": clean(f.start_s),
+                "end_s": clean(f.end_s),
+                "size_bytes": spec.size,
+                "completion_s": f.completion_s.map(clean),
+                "bytes_delivered": f.bytes_delivered,
+                "goodput_bps": f.goodput_bps,
+                "throughput_bps": f.throughput_bps,
+                "packets_sent": f.packets_sent,
+                "packets_lost": f.packets_lost,
+                "retransmits": f.retransmits,
+                "loss_per_10k": f.loss_per_10k,
+                "congestion_events": f.congestion_events,
+                "timeouts": f.timeouts,
+                "lost_per_event": f.lost_per_event,
+                "mean_rtt_s": f.mean_rtt_s,
+                "min_rtt_s": clean(f.min_rtt_s),
+                "avg_backlog_pkts": f.avg_backlog_pkts,
+            })
+        })
+        .collect();
+    let links: Vec<Value> = r
+        .links
+        .iter()
+        .map(|l| {
+            let info = &s.links[l.id];
+            json!({
+                "id": l.id,
+                "path": info.path,
+                "rate_bps": l.rate_bps,
+                "delay_s": sec(info.delay),
+                "buffer": info.buffer_text,
+                "buffer_pkts": info.buffer_pkts,
+                "buffer_bytes": info.buffer_bytes,
+                "bdp_pkts": info.bdp_pkts,
+                "bdp_rtt_s": sec(info.bdp_rtt),
+                "utilization": l.utilization,
+                "avg_queue_pkts": l.avg_queue_pkts,
+                "max_queue_pkts": l.max_queue_pkts,
+                "drops": l.drops,
+                "random_drops": l.random_drops,
+                "packets": l.packets,
+            })
+        })
+        .collect();
+    let per_wall = |x: f64| if wall > 0.0 { x / wall } else { 0.0 };
+    json!({
+        "dropless_version": env!("CARGO_PKG_VERSION"),
+        "scenario": s.name,
+        "scenario_file": s.file,
+        "description": s.description,
+        "overrides": s.overrides.iter().map(|o| o.text.clone()).collect::<Vec<_>>(),
+        "seed": s.config.seed,
+        "duration_s": sec(s.config.duration),
+        "wall_time_s": wall,
+        "sample_interval_s": sec(s.config.sample_interval),
+        "flow_series": s.config.flow_series,
+        "flows": flows,
+        "bottlenecks": links,
+        "jain_fairness": r.jain_fairness,
+        "counters": {
+            "flows": r.flows.len(),
+            "data_packets": r.data_packets,
+            "cross_packets": r.cross_packets,
+            "events": r.events,
+            "data_packets_per_wall_s": per_wall(r.data_packets as f64),
+            "events_per_wall_s": per_wall(r.events as f64),
+            "simulated_s_per_wall_s": per_wall(r.duration_s),
+        },
+        "files": files,
+    })
+}
+
+/// A long-format table: column names and rows of optional floats.
+pub struct Columns {
+    /// Column names.
+    pub names: Vec<&'static str>,
+    /// Column data; `None` or NaN is missing.
+    pub cols: Vec<Vec<f64>>,
+    /// Columns holding integers (written without a decimal point).
+    pub int_cols: Vec<bool>,
+}
+
+impl Columns {
+    fn rows(&self) -> usize {
+        self.cols.first().map_or(0, Vec::len)
+    }
+}
+
+fn flow_table(r: &SimResult) -> Columns {
+    let s = &r.series;
+    let n = s.t.len() * s.flows.len();
+    let mut cols: Vec<Vec<f64>> = (0..7).map(|_| Vec::with_capacity(n)).collect();
+    for (i, t) in s.t.iter().enumerate() {
+        for (f, fs) in s.flows.iter().enumerate() {
+            cols[0].push(*t);
+            cols[1].push(f as f64);
+            cols[2].push(fs.goodput_bps[i]);
+            cols[3].push(fs.cwnd[i]);
+            cols[4].push(fs.pacing_bps[i]);
+            cols[5].push(fs.rtt_s[i]);
+            cols[6].push(fs.in_flight[i]);
+        }
+    }
+    Columns {
+        names: vec![
+            "t_s",
+            "flow",
+            "goodput_bps",
+            "cwnd_pkts",
+            "pacing_bps",
+            "rtt_s",
+            "in_flight_pkts",
+        ],
+        cols,
+        int_cols: vec![false, true, false, false, false, false, true],
+    }
+}
+
+fn link_table(r: &SimResult) -> Columns {
+    let s = &r.series;
+    let n = s.t.len() * s.links.len();
+    let mut cols: Vec<Vec<f64>> = (0..6).map(|_| Vec::with_capacity(n)).collect();
+    for (i, t) in s.t.iter().enumerate() {
+        for (l, ls) in s.links.iter().enumerate() {
+            cols[0].push(*t);
+            cols[1].push(l as f64);
+            cols[2].push(ls.queue_pkts[i]);
+            cols[3].push(ls.avg_queue_pkts[i]);
+            cols[4].push(ls.drops[i]);
+            cols[5].push(ls.utilization[i]);
+        }
+    }
+    Columns {
+        names: vec![
+            "t_s",
+            "link",
+            "queue_pkts",
+            "avg_queue_pkts",
+            "drops",
+            "utilization",
+        ],
+        cols,
+        int_cols: vec![false, true, true, false, true, false],
+    }
+}
+
+fn write_csv(path: &Path, c: &Columns) -> Res<()> {
+    let name = path.display().to_string();
+    let f = File::create(path).map_err(io(&name))?;
+    let mut w = BufWriter::with_capacity(1 << 20, f);
+    let mut line = String::with_capacity(256);
+    line.push_str(&c.names.join(","));
+    line.push('\n');
+    w.write_all(line.as_bytes()).map_err(io(&name))?;
+    for row in 0..c.rows() {
+        line.clear();
+        for (k, col) in c.cols.iter().enumerate() {
+            if k > 0 {
+                line.push(',');
+            }
+            let mut v = col[row];
+            if k == 0 {
+                // Times are whole nanoseconds: print 8.04, not 8.040000000000001.
+                v = (v * 1e9).round() / 1e9;
+            }
+            if v.is_finite() {
+                if c.int_cols[k] {
+                    line.push_str(&format!("{}", v as i64));
+                } else {
+                    line.push_str(&format!("{v}"));
+                }
+            }
+        }
+        line.push('\n');
+        w.write_all(line.as_bytes()).map_err(io(&name))?;
+    }
+    w.flush().map_err(io(&name))
+}
+
+fn write_parquet(path: &Path, table: &str, c: &Columns) -> Res<()> {
+    use parquet::basic::Compression;
+    use parquet::data_type::{DoubleType, Int64Type};
+    use parquet::file::properties::WriterProperties;
+    use parquet::file::writer::SerializedFileWriter;
+    use parquet::schema::parser::parse_message_type;
+
+    let name = path.display().to_string();
+    let fields: Vec<String> = c
+        .names
+        .iter()
+        .zip(&c.int_cols)
+        .enumerate()
+        .map(|(k, (n, int))| match (k < 2, int) {
+            (true, true) => format!("REQUIRED INT64 {n};"),
+            (true, false) => format!("REQUIRED DOUBLE {n};"),
+            (false, true) => format!("OPTIONAL INT64 {n};"),
+            (false, false) => format!("OPTIONAL DOUBLE {n};"),
+        })
+        .collect();
+    let schema = parse_message_type(&format!("message {table} {{ {} }}", fields.join(" ")))
+        .map_err(io(&name))?;
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .build();
+    let f = File::create(path).map_err(io(&name))?;
+    let mut w =
+        SerializedFileWriter::new(f, Arc::new(schema), Arc::new(props)).map_err(io(&name))?;
+    const GROUP: usize = 1 << 20;
+    let rows = c.rows();
+    let mut start = 0;
+    while start < rows {
+        let end = (start + GROUP).min(rows);
+        let mut rg = w.next_row_group().map_err(io(&name))?;
+        let mut k = 0;
+        while let Some(mut col) = rg.next_column().map_err(io(&name))? {
+            let data = &c.cols[k][start..end];
+            let required = k < 2;
+            let defs: Vec<i16> = data.iter().map(|v| i16::from(v.is_finite())).collect();
+            let defs = (!required).then_some(defs.as_slice());
+            if c.int_cols[k] {
+                let vals: Vec<i64> = data
+                    .iter()
+                    .filter(|v| v.is_finite())
+                    .map(|v| *v as i64)
+                    .collect();
+                col.typed::<Int64Type>()
+                    .write_batch(&vals, defs, None)
+                    .map_err(io(&name))?;
+            } else {
+                let vals: Vec<f64> = data.iter().copied().filter(|v| v.is_finite()).collect();
+                col.typed::<DoubleType>()
+                    .write_batch(&vals, defs, None)
+                    .map_err(io(&name))?;
+            }
+            col.close().map_err(io(&name))?;
+            k += 1;
+        }
+        rg.close().map_err(io(&name))?;
+        start = end;
+    }
+    w.close().map_err(io(&name))?;
+    Ok(())
+}
+
+fn write_events(path: &Path, r: &SimResult) -> Res<()> {
+    let name = path.display().to_string();
+    let f = File::create(path).map_err(io(&name))?;
+    let mut w = BufWriter::new(f);
+    writeln!(w, "flow,t_s,cause,rto,cwnd_pkts,lost").map_err(io(&name))?;
+    for f in &r.flows {
+        for e in &f.events {
+            let cause = match e.cause {
+                CongestionCause::Loss => "loss",
+                CongestionCause::Ecn => "ecn",
+            };
+            writeln!(
+                w,
+                "{},{},{},{},{},{}",
+                f.id,
+                sec(e.time),
+                cause,
+                u8::from(e.rto),
+                e.cwnd,
+                e.lost
+            )
+            .map_err(io(&name))?;
+        }
+    }
+    w.flush().map_err(io(&name))
+}
+
+/// Writes every output file into `dir`; returns their names.
+pub fn write_all(
+    dir: &Path,
+    s: &Scenario,
+    r: &SimResult,
+    wall: f64,
+    a: &RunArgs,
+) -> Res<Vec<String>> {
+    let mut files = vec!["summary.json".to_string(), "scenario.toml".to_string()];
+    let header = format!(
+        "# The scenario as run by dropless {} (from {}{})\n",
+        env!("CARGO_PKG_VERSION"),
+        s.file,
+        if s.overrides.is_empty() {
+            String::new()
+        } else {
+            format!(
+                ", with --set {}",
+                s.overrides
+                    .iter()
+                    .map(|o| o.text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" --set ")
+            )
+        }
+    );
+    std::fs::write(
+        dir.join("scenario.toml"),
+        format!("{header}{}", s.effective_toml),
+    )
+    .map_err(io("scenario.toml"))?;
+
+    let tables = [("flows", flow_table(r)), ("links", link_table(r))];
+    for (name, t) in &tables {
+        if t.rows() == 0 {
+            continue;
+        }
+        let (csv, pq) = match a.series {
+            SeriesFormat::Auto => (true, t.rows() > PARQUET_ROWS),
+            SeriesFormat::Csv => (true, false),
+            SeriesFormat::Parquet => (false, true),
+            SeriesFormat::Both => (true, true),
+            SeriesFormat::None => (false, false),
+        };
+        if csv {
+            write_csv(&dir.join(format!("{name}.csv")), t)?;
+            files.push(format!("{name}.csv"));
+        }
+        if pq {
+            write_parquet(&dir.join(format!("{name}.parquet")), name, t)?;
+            files.push(format!("{name}.parquet"));
+        }
+    }
+    write_events(&dir.join("events.csv"), r)?;
+    files.push("events.csv".into());
+
+    if !a.no_plots {
+        files.extend(plot::draw_all(dir, s, r)?);
+    }
+
+    let json = summary(s, r, wall, &files);
+    let text = serde_json::to_string_pretty(&json).map_err(io("summary.json"))?;
+    std::fs::write(dir.join("summary.json"), text + "\n").map_err(io("summary.json"))?;
+    Ok(files)
+}

@@ -1,0 +1,218 @@
+//! `dropless run` and `dropless check`.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use dropless_cc::secs;
+use dropless_scenario::Scenario;
+use dropless_sim::{SimResult, Simulation};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::{output, table, CheckArgs, Failure, RunArgs, QUICKSTART, QUICKSTART_LABEL};
+
+/// Loads the scenario named on the command line, or the built-in quick start.
+pub fn load(path: Option<&Path>, sets: &[String]) -> Result<Scenario, Failure> {
+    let s = match path {
+        Some(p) => dropless_scenario::load(p, sets),
+        None => dropless_scenario::from_str(QUICKSTART, QUICKSTART_LABEL, sets),
+    };
+    s.map_err(|e| Failure::Input(e.to_string()))
+}
+
+/// `dropless check`.
+pub fn check(a: &CheckArgs) -> Result<(), Failure> {
+    let s = load(a.scenario.as_deref(), &a.set)?;
+    let sim = s.simulation().map_err(|e| Failure::Input(e.to_string()))?;
+    drop(sim);
+    let links: Vec<String> = s
+        .config
+        .topology
+        .links()
+        .iter()
+        .map(|l| dropless_scenario::units::fmt_rate(l.rate_bps))
+        .collect();
+    println!(
+        "ok: {}: \"{}\", {} flows in {} entries, {} cross-traffic sources, links {}, {} simulated",
+        s.file,
+        s.name,
+        s.config.flows.len(),
+        s.entries(),
+        s.config.cross.len(),
+        links.join(" / "),
+        dropless_scenario::units::fmt_time(s.config.duration),
+    );
+    Ok(())
+}
+
+/// The output directory: `--out`, or `out/NAME`.
+fn out_dir(a: &RunArgs, s: &Scenario) -> PathBuf {
+    a.out.clone().unwrap_or_else(|| {
+        let safe: String = s
+            .name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        Path::new("out").join(safe.trim_start_matches('.'))
+    })
+}
+
+/// The directory an output directory is built in before it is renamed into
+/// place: a hidden sibling.
+fn temp_sibling(dir: &Path, what: &str) -> PathBuf {
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "out".into());
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    dir.with_file_name(format!(".{name}.{what}-{}-{nanos}", std::process::id()))
+}
+
+fn cannot_write(dir: &Path, e: impl std::fmt::Display) -> Failure {
+    Failure::Run(format!(
+        "cannot write output directory \"{}\": {e}",
+        dir.display()
+    ))
+}
+
+/// Checks before the run that `dir` can be created (or replaced).
+fn preflight(dir: &Path, force: bool) -> Result<(), Failure> {
+    if dir.as_os_str().is_empty() || dir.file_name().is_none() {
+        return Err(Failure::Input(format!(
+            "output directory \"{}\": expected a directory path like out/run1",
+            dir.display()
+        )));
+    }
+    match std::fs::symlink_metadata(dir) {
+        Ok(m) if !m.is_dir() => {
+            return Err(Failure::Input(format!(
+                "output directory \"{}\" exists and is not a directory; choose another --out",
+                dir.display()
+            )))
+        }
+        Ok(_) if !force => {
+            return Err(Failure::Input(format!(
+                "output directory \"{}\" already exists; use --force to replace it or --out to choose another",
+                dir.display()
+            )))
+        }
+        Ok(_) => {
+            let empty = std::fs::read_dir(dir)
+                .map(|mut d| d.next().is_none())
+                .unwrap_or(false);
+            if !empty && !dir.join("summary.json").is_file() {
+                return Err(Failure::Input(format!(
+                    "output directory \"{}\" exists and holds no summary.json, so it is not an earlier dropless output; refusing to replace it, even with --force",
+                    dir.display()
+                )));
+            }
+        }
+        Err(_) => {}
+    }
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| cannot_write(dir, e))?;
+    }
+    let probe = temp_sibling(dir, "probe");
+    std::fs::create_dir(&probe).map_err(|e| cannot_write(dir, e))?;
+    let w = std::fs::write(probe.join("probe"), b"ok");
+    let _ = std::fs::remove_dir_all(&probe);
+    w.map_err(|e| cannot_write(dir, e))
+}
+
+/// Runs the simulation with a progress bar on a terminal for long runs.
+fn simulate(sim: Simulation, duration: u64, progress: bool) -> (SimResult, f64) {
+    let mut sim = sim;
+    let t0 = Instant::now();
+    let steps = 400u64;
+    let step = (duration / steps).max(1);
+    let bar = ProgressBar::with_draw_target(Some(steps), ProgressDrawTarget::hidden());
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} [{bar:20}] {percent:>3}% {msg}")
+            .expect("valid template")
+            .progress_chars("=> "),
+    );
+    let mut shown = false;
+    let mut t = 0;
+    while t < duration {
+        t = t.saturating_add(step).min(duration);
+        sim.run_until(t);
+        if progress {
+            let wall = t0.elapsed();
+            if !shown && wall > Duration::from_millis(800) {
+                bar.set_draw_target(ProgressDrawTarget::stderr());
+                shown = true;
+            }
+            if shown {
+                let w = wall.as_secs_f64();
+                bar.set_position(t / step);
+                bar.set_message(format!(
+                    "{:.1}/{:.1} s simulated, {:.1}x real time, {:.2} M pkt/s",
+                    secs(t),
+                    secs(duration),
+                    secs(t) / w,
+                    sim.data_packets() as f64 / w / 1e6
+                ));
+            }
+        }
+    }
+    let r = sim.finish();
+    let wall = t0.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    (r, wall)
+}
+
+/// `dropless run`.
+pub fn run(a: &RunArgs) -> Result<(), Failure> {
+    let s = load(a.scenario.as_deref(), &a.set)?;
+    let sim = s.simulation().map_err(|e| Failure::Input(e.to_string()))?;
+    let dir = out_dir(a, &s);
+    // The default out/NAME belongs to dropless: an earlier run's output there
+    // is replaced without --force. An explicit --out DIR needs --force.
+    preflight(&dir, a.force || a.out.is_none())?;
+
+    let progress = !a.no_progress && std::io::stderr().is_terminal();
+    let (result, wall) = simulate(sim, s.config.duration, progress);
+
+    let tmp = temp_sibling(&dir, "tmp");
+    std::fs::create_dir(&tmp).map_err(|e| cannot_write(&dir, e))?;
+    let written = output::write_all(&tmp, &s, &result, wall, a);
+    let files = match written {
+        Ok(f) => f,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(cannot_write(&dir, e));
+        }
+    };
+    if let Err(e) = replace_dir(&tmp, &dir) {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(cannot_write(&dir, e));
+    }
+    if !a.quiet {
+        table::print(&s, &result, wall);
+    }
+    println!("wrote {}/ ({})", dir.display(), files.join(", "));
+    Ok(())
+}
+
+/// Moves `tmp` to `dir`, replacing an existing `dir`.
+fn replace_dir(tmp: &Path, dir: &Path) -> std::io::Result<()> {
+    if dir.exists() {
+        let old = temp_sibling(dir, "old");
+        std::fs::rename(dir, &old)?;
+        if let Err(e) = std::fs::rename(tmp, dir) {
+            let _ = std::fs::rename(&old, dir);
+            return Err(e);
+        }
+        std::fs::remove_dir_all(&old)
+    } else {
+        std::fs::rename(tmp, dir)
+    }
+}

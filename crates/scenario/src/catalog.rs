@@ -1,0 +1,284 @@
+//! What a scenario file may contain: every key of every table with its
+//! default, and the kinds of topology, queue and traffic. Error messages list
+//! allowed keys from here, and `dropless list` prints it.
+
+/// One key of a scenario table.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KeyDoc {
+    /// Key as written in the file.
+    pub name: &'static str,
+    /// Default when absent (`"required"` for required keys).
+    pub default: &'static str,
+    /// One-line description with units.
+    pub help: &'static str,
+}
+
+impl KeyDoc {
+    /// The key must be present.
+    pub fn required(&self) -> bool {
+        self.default == "required"
+    }
+}
+
+const fn k(name: &'static str, default: &'static str, help: &'static str) -> KeyDoc {
+    KeyDoc {
+        name,
+        default,
+        help,
+    }
+}
+
+/// Top-level keys.
+pub const TOP_KEYS: &[KeyDoc] = &[
+    k(
+        "name",
+        "required",
+        "scenario name, used for the default output directory out/NAME",
+    ),
+    k("description", "none", "free text, copied into summary.json"),
+    k("duration", "required", "simulated time, e.g. \"20s\""),
+    k(
+        "seed",
+        "1",
+        "seed of every random stream; same seed, same results",
+    ),
+    k(
+        "sample",
+        "duration/1000, at least 1ms",
+        "time-series sampling interval",
+    ),
+    k(
+        "flow_series",
+        "true up to 64 flows",
+        "record per-flow time series (false for huge flow counts)",
+    ),
+    k("topology", "required", "the network: [topology]"),
+    k("flows", "required", "one or more [[flows]] entries"),
+    k(
+        "cross_traffic",
+        "none",
+        "open-loop [[cross_traffic]] sources",
+    ),
+];
+
+/// Keys of `[topology]`.
+pub const TOPOLOGY_KEYS: &[KeyDoc] = &[
+    k("kind", "required", "\"dumbbell\" or \"parking-lot\""),
+    k(
+        "bottleneck",
+        "required for dumbbell",
+        "the one shared link: [topology.bottleneck]",
+    ),
+    k(
+        "links",
+        "required for parking-lot",
+        "the chain of shared links: [[topology.links]]",
+    ),
+    k(
+        "access_rate",
+        "10x the fastest shared link",
+        "rate of each sender's own access link",
+    ),
+    k(
+        "bdp_rtt",
+        "largest base RTT of the flows crossing the link",
+        "reference RTT for buffers written in bdp",
+    ),
+];
+
+/// Keys of a link (`[topology.bottleneck]`, `[[topology.links]]`).
+pub const LINK_KEYS: &[KeyDoc] = &[
+    k("rate", "required", "capacity, e.g. \"100Mbps\""),
+    k(
+        "delay",
+        "required",
+        "one-way propagation delay, e.g. \"10ms\"",
+    ),
+    k(
+        "buffer",
+        "required",
+        "queue limit: \"1000pkt\", \"1500000B\", \"1MB\" or \"0.5bdp\"",
+    ),
+    k("queue", "\"droptail\"", "queue discipline"),
+    k(
+        "loss",
+        "0",
+        "probability in [0, 1) that an arriving packet is lost at random",
+    ),
+];
+
+/// Keys of a `[[flows]]` entry.
+pub const FLOW_KEYS: &[KeyDoc] = &[
+    k(
+        "cc",
+        "required",
+        "congestion controller name (see `dropless list`)",
+    ),
+    k(
+        "params",
+        "controller defaults",
+        "controller parameters, e.g. params = { alpha = 200 }",
+    ),
+    k(
+        "rtt",
+        "twice the one-way delay of its path",
+        "base (propagation) round-trip time",
+    ),
+    k(
+        "count",
+        "1",
+        "number of identical flows this entry stands for",
+    ),
+    k("start", "0s", "when the (first) flow starts"),
+    k(
+        "stagger",
+        "0s",
+        "with count > 1: copy i starts at start + i * stagger",
+    ),
+    k(
+        "stop",
+        "the end of the run",
+        "when the flow stops sending new data",
+    ),
+    k(
+        "size",
+        "unlimited",
+        "bytes to transfer (\"10MB\", \"1000pkt\"); the flow ends when done",
+    ),
+    k(
+        "path",
+        "all links",
+        "parking-lot: first and last link crossed, e.g. [0, 2] or 1",
+    ),
+    k("mss", "\"1460B\"", "payload bytes per packet"),
+    k("header", "\"40B\"", "header bytes per packet on the wire"),
+    k(
+        "ack",
+        "\"every\"",
+        "receiver ACK policy: \"every\", \"delayed\" (every 2nd, 40 ms) or \"probe-only\"",
+    ),
+    k(
+        "min_rto",
+        "\"200ms\"",
+        "floor of the retransmission timeout",
+    ),
+    k(
+        "max_window",
+        "16777216 packets",
+        "receive-window cap: \"1000pkt\" or bytes of payload (\"172KB\")",
+    ),
+    k(
+        "label",
+        "\"CC #ID\"",
+        "name of the flow in plots and tables",
+    ),
+];
+
+/// Keys of a `[[cross_traffic]]` entry.
+pub const CROSS_KEYS: &[KeyDoc] = &[
+    k(
+        "kind",
+        "required",
+        "\"poisson\", \"constant\" or \"pareto\"",
+    ),
+    k("rate", "required", "mean rate, e.g. \"20Mbps\""),
+    k("packet_size", "\"1500B\"", "bytes per packet on the wire"),
+    k(
+        "link",
+        "0",
+        "index of the shared link it enters (and leaves after)",
+    ),
+    k("start", "0s", "when it starts"),
+    k("stop", "the end of the run", "when it stops"),
+    k(
+        "shape",
+        "1.5",
+        "pareto only: Pareto shape of on and off times, > 1",
+    ),
+    k("mean_on", "\"500ms\"", "pareto only: mean on time"),
+    k("mean_off", "\"500ms\"", "pareto only: mean off time"),
+];
+
+/// A named kind with a description and its own keys.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct KindDoc {
+    /// Name as written in the file.
+    pub name: &'static str,
+    /// One-line description.
+    pub help: &'static str,
+    /// Keys only this kind accepts.
+    pub params: &'static [KeyDoc],
+}
+
+/// Topology kinds.
+pub const TOPOLOGY_KINDS: &[KindDoc] = &[
+    KindDoc {
+        name: "dumbbell",
+        help: "senders -> own access links -> one bottleneck -> receivers; ACKs return un-queued",
+        params: &[],
+    },
+    KindDoc {
+        name: "parking-lot",
+        help: "a chain of shared links (thesis Appendix B2); each flow crosses a contiguous part",
+        params: &[],
+    },
+];
+
+/// Queue disciplines.
+pub const QUEUE_KINDS: &[KindDoc] = &[KindDoc {
+    name: "droptail",
+    help: "first in, first out; arrivals to a full buffer are dropped",
+    params: &[],
+}];
+
+/// Cross-traffic kinds.
+pub const TRAFFIC_KINDS: &[KindDoc] = &[
+    KindDoc {
+        name: "poisson",
+        help: "Poisson arrivals of fixed-size packets at the mean rate",
+        params: &[],
+    },
+    KindDoc {
+        name: "constant",
+        help: "constant bit rate, evenly spaced packets",
+        params: &[],
+    },
+    KindDoc {
+        name: "pareto",
+        help: "Pareto on/off: bursts at a peak rate, mean rate as given",
+        params: &[
+            k("shape", "1.5", "Pareto shape of on and off times, > 1"),
+            k("mean_on", "\"500ms\"", "mean on time"),
+            k("mean_off", "\"500ms\"", "mean off time"),
+        ],
+    },
+];
+
+/// ACK policies for `ack`.
+pub const ACK_POLICIES: &[KindDoc] = &[
+    KindDoc {
+        name: "every",
+        help: "every data packet is acknowledged at once",
+        params: &[],
+    },
+    KindDoc {
+        name: "delayed",
+        help: "RFC 5681 delayed ACK: every 2nd packet, at most 40 ms later",
+        params: &[],
+    },
+    KindDoc {
+        name: "probe-only",
+        help: "only packets carrying the ACK-request bit (TCP-Madison) and the FIN",
+        params: &[],
+    },
+];
+
+/// Names of a key list.
+pub fn names(keys: &[KeyDoc]) -> Vec<&'static str> {
+    keys.iter().map(|k| k.name).collect()
+}
+
+/// Names of a kind list.
+pub fn kind_names(kinds: &[KindDoc]) -> Vec<&'static str> {
+    kinds.iter().map(|k| k.name).collect()
+}

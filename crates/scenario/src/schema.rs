@@ -1,0 +1,1085 @@
+//! Walks the TOML tree of a scenario, checks every field and builds the
+//! simulator's configuration.
+
+use dropless_cc::{registry, ConnInfo, Time, MILLISECOND};
+use dropless_sim::{
+    Buffer, CrossKind, CrossSpec, FlowSpec, LinkSpec, QueueKind, SimConfig, Topology,
+};
+use dropless_transport::AckPolicy;
+use toml::{Table, Value};
+
+use crate::catalog::{self, KeyDoc};
+use crate::error::{did_you_mean, quoted_list, ScenarioError};
+use crate::overrides::Override;
+use crate::units::{self, BufferSize};
+use crate::{FlowInfo, LinkInfo, Scenario};
+
+/// Most flows a scenario may expand to.
+pub const MAX_FLOWS: u64 = 1_000_000;
+/// Most packets a buffer may hold (about 1 GB of simulator memory).
+pub const MAX_BUFFER_PKTS: u64 = 10_000_000;
+/// Most packets a link's bandwidth-delay product may hold.
+pub const MAX_BDP_PKTS: f64 = 10_000_000.0;
+/// Most values the time series may hold (8 bytes each).
+pub const MAX_SERIES_VALUES: u64 = 20_000_000;
+/// Per-flow time series are on by default up to this many flows.
+pub const AUTO_FLOW_SERIES: usize = 64;
+/// Fastest link rate accepted, bits/s.
+pub const MAX_RATE_BPS: f64 = 100e12;
+
+type R<T> = Result<T, ScenarioError>;
+
+pub(crate) struct Ctx<'a> {
+    pub file: &'a str,
+    pub overrides: &'a [Override],
+}
+
+impl Ctx<'_> {
+    fn annotate(&self, mut e: ScenarioError) -> ScenarioError {
+        for o in self.overrides {
+            let hit = o.paths.iter().any(|p| {
+                e.path == *p
+                    || e.path.starts_with(&format!("{p}."))
+                    || e.path.starts_with(&format!("{p}["))
+                    || (!e.path.is_empty() && p.starts_with(&format!("{}.", e.path)))
+            });
+            if hit {
+                e = e.with_hint(format!("the value comes from --set {}", o.text));
+                break;
+            }
+        }
+        e
+    }
+
+    fn err(&self, path: &str, found: Option<String>, expected: impl Into<String>) -> ScenarioError {
+        self.annotate(ScenarioError::new(self.file, path, found, expected))
+    }
+
+    /// An error about a time that must fall before the end of the run;
+    /// says so if the duration came from `--set`.
+    fn before_end(&self, path: &str, found: Time, duration: Time) -> ScenarioError {
+        let mut e = self.err(
+            path,
+            Some(format!("\"{}\"", units::fmt_time(found))),
+            format!(
+                "a start before the end of the run (duration = \"{}\")",
+                units::fmt_time(duration)
+            ),
+        );
+        if let Some(o) = self
+            .overrides
+            .iter()
+            .find(|o| o.paths.iter().any(|p| p == "duration"))
+        {
+            e = e.with_hint(format!("the duration comes from --set {}", o.text));
+        }
+        e
+    }
+
+    fn missing(&self, path: &str, expected: impl Into<String>) -> ScenarioError {
+        let mut e = ScenarioError::new(self.file, path, None, expected);
+        e.missing = true;
+        self.annotate(e)
+    }
+}
+
+/// How a value looks in an error message.
+pub(crate) fn show(v: &Value) -> String {
+    let s = match v {
+        Value::String(s) => format!("\"{s}\""),
+        Value::Table(_) => "a table".to_string(),
+        Value::Array(a) if a.iter().all(|x| x.is_table()) && !a.is_empty() => {
+            "a list of tables".to_string()
+        }
+        other => other.to_string(),
+    };
+    if s.chars().count() > 60 {
+        let cut: String = s.chars().take(57).collect();
+        format!("{cut}...")
+    } else {
+        s
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// A TOML table being read, with its field path.
+struct Obj<'a, 'c> {
+    ctx: &'c Ctx<'c>,
+    t: &'a Table,
+    path: String,
+}
+
+impl<'a, 'c> Obj<'a, 'c> {
+    fn new(ctx: &'c Ctx<'c>, t: &'a Table, path: impl Into<String>) -> Self {
+        Obj {
+            ctx,
+            t,
+            path: path.into(),
+        }
+    }
+
+    fn at(&self, key: &str) -> String {
+        join(&self.path, key)
+    }
+
+    /// Rejects keys not in `allowed`, with a did-you-mean; `hint` may add
+    /// advice for a particular unknown key.
+    fn check_keys(&self, allowed: &[&str], hint: impl Fn(&str) -> Option<String>) -> R<()> {
+        for key in self.t.keys() {
+            if allowed.contains(&key.as_str()) {
+                continue;
+            }
+            let mut e = self.ctx.err(
+                &self.at(key),
+                Some(format!("unknown key \"{key}\"")),
+                format!("one of the keys {}", allowed.join(", ")),
+            );
+            if let Some(h) = hint(key) {
+                e = e.with_hint(h);
+            } else if let Some(s) = did_you_mean(key, allowed.iter().copied()) {
+                e = e.with_hint(format!("did you mean \"{s}\"?"));
+            }
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    fn get(&self, key: &str) -> Option<&'a Value> {
+        self.t.get(key)
+    }
+
+    fn req(&self, key: &str, expected: &str) -> R<&'a Value> {
+        self.get(key)
+            .ok_or_else(|| self.ctx.missing(&self.at(key), expected))
+    }
+
+    fn bad(&self, key: &str, v: &Value, expected: impl Into<String>) -> ScenarioError {
+        self.ctx.err(&self.at(key), Some(show(v)), expected)
+    }
+
+    fn string(&self, key: &str, expected: &str) -> R<Option<&'a str>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.as_str())),
+            Some(v) => Err(self.bad(key, v, expected)),
+        }
+    }
+
+    /// A quantity written as a string with a unit.
+    fn unit<T>(
+        &self,
+        key: &str,
+        parse: impl Fn(&str) -> Result<T, String>,
+        zero: Option<T>,
+        example: &str,
+    ) -> R<Option<T>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => parse(s)
+                .map(Some)
+                .map_err(|e| self.bad(key, &Value::String(s.clone()), e)),
+            Some(v) => {
+                // A bare 0 is unambiguous; any other bare number lacks its unit.
+                let is_zero =
+                    matches!(v, Value::Integer(0)) || matches!(v, Value::Float(f) if *f == 0.0);
+                if let (true, Some(z)) = (is_zero, zero) {
+                    return Ok(Some(z));
+                }
+                let msg = parse(&v.to_string()).err().unwrap_or_default();
+                Err(self.bad(key, v, msg).with_hint(format!(
+                    "write the value as a quoted string with its unit, e.g. {key} = \"{example}\""
+                )))
+            }
+        }
+    }
+
+    fn time(&self, key: &str) -> R<Option<Time>> {
+        self.unit(key, units::parse_time, Some(0), "20ms")
+    }
+
+    fn rate(&self, key: &str) -> R<Option<f64>> {
+        let r = self.unit(key, units::parse_rate, None, "100Mbps")?;
+        if let Some(bps) = r {
+            if bps > MAX_RATE_BPS {
+                return Err(self.bad(
+                    key,
+                    self.get(key).expect("present"),
+                    "a rate of at most 100Tbps",
+                ));
+            }
+        }
+        Ok(r)
+    }
+
+    fn size(&self, key: &str) -> R<Option<u64>> {
+        self.unit(key, units::parse_size, None, "1500B")
+    }
+
+    fn integer(&self, key: &str, lo: i64, hi: i64, what: &str) -> R<Option<i64>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Integer(i)) if (lo..=hi).contains(i) => Ok(Some(*i)),
+            Some(v) => Err(self.bad(key, v, what)),
+        }
+    }
+
+    fn boolean(&self, key: &str) -> R<Option<bool>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Boolean(b)) => Ok(Some(*b)),
+            Some(v) => Err(self.bad(key, v, "true or false")),
+        }
+    }
+
+    fn number(&self, key: &str) -> Option<f64> {
+        match self.get(key)? {
+            Value::Integer(i) => Some(*i as f64),
+            Value::Float(f) => Some(*f),
+            _ => None,
+        }
+    }
+
+    /// A value that must be one of `names`.
+    fn choice(&self, key: &str, names: &[&'static str], what: &str) -> R<Option<&'static str>> {
+        let Some(v) = self.get(key) else {
+            return Ok(None);
+        };
+        let expected = format!("{what}: {}", quoted_list(names));
+        let Value::String(s) = v else {
+            return Err(self.bad(key, v, expected));
+        };
+        if let Some(n) = names.iter().find(|n| **n == s.as_str()) {
+            return Ok(Some(n));
+        }
+        let mut e = self.bad(key, v, expected);
+        if let Some(m) = did_you_mean(s, names.iter().copied()) {
+            e = e.with_hint(format!("did you mean \"{m}\"?"));
+        }
+        Err(e)
+    }
+}
+
+fn key_names(keys: &[KeyDoc]) -> Vec<&'static str> {
+    catalog::names(keys)
+}
+
+/// A link as read, before its buffer is resolved.
+struct RawLink {
+    path: String,
+    rate_bps: f64,
+    delay: Time,
+    buffer: BufferSize,
+    buffer_text: String,
+    queue: QueueKind,
+    loss: f64,
+}
+
+fn read_link(ctx: &Ctx, t: &Value, path: &str) -> R<RawLink> {
+    let Value::Table(t) = t else {
+        return Err(ctx.err(path, Some(show(t)), "a table with rate, delay and buffer"));
+    };
+    let o = Obj::new(ctx, t, path);
+    o.check_keys(&key_names(catalog::LINK_KEYS), |_| None)?;
+    o.req("rate", "a rate like \"100Mbps\"")?;
+    let rate_bps = o.rate("rate")?.expect("present");
+    o.req("delay", "a one-way propagation delay like \"10ms\"")?;
+    let delay = o.time("delay")?.expect("present");
+    let bv = o.req(
+        "buffer",
+        "a buffer like \"1000pkt\", \"1500000B\", \"1MB\" or \"1bdp\"",
+    )?;
+    let buffer = o
+        .unit("buffer", units::parse_buffer, None, "1bdp")?
+        .expect("present");
+    let queue = match o.choice(
+        "queue",
+        &catalog::kind_names(catalog::QUEUE_KINDS),
+        "a queue discipline",
+    )? {
+        None | Some("droptail") => QueueKind::DropTail,
+        Some(other) => unreachable!("queue kind {other} listed but not handled"),
+    };
+    let loss = match o.get("loss") {
+        None => 0.0,
+        Some(v) => match o.number("loss") {
+            Some(p) if (0.0..1.0).contains(&p) => p,
+            _ => return Err(o.bad("loss", v, "a probability in [0, 1), like 0.001")),
+        },
+    };
+    Ok(RawLink {
+        path: path.to_string(),
+        rate_bps,
+        delay,
+        buffer,
+        buffer_text: show(bv),
+        queue,
+        loss,
+    })
+}
+
+/// One `[[flows]]` entry as read.
+struct RawFlow {
+    path: String,
+    cc: &'static str,
+    params: Vec<(String, f64)>,
+    rtt: Option<Time>,
+    count: u64,
+    start: Time,
+    stagger: Time,
+    stop: Option<Time>,
+    size: Option<u64>,
+    links: (usize, usize),
+    mss: u32,
+    header: u32,
+    ack: AckPolicy,
+    min_rto: Time,
+    max_window: Option<u64>,
+    label: Option<String>,
+}
+
+fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) -> R<RawFlow> {
+    let Value::Table(t) = v else {
+        return Err(ctx.err(path, Some(show(v)), "a [[flows]] table"));
+    };
+    let o = Obj::new(ctx, t, path);
+    let cc_name = t.get("cc").and_then(|v| v.as_str()).unwrap_or("");
+    let spec = registry::find(cc_name);
+    o.check_keys(&key_names(catalog::FLOW_KEYS), |k| {
+        let s = spec?;
+        s.param(k)?;
+        Some(format!(
+            "\"{k}\" is a parameter of {}: write it as params = {{ {k} = ... }}",
+            s.name
+        ))
+    })?;
+    let cc_names: Vec<&'static str> = registry::all().iter().map(|s| s.name).collect();
+    let ccv = o.req(
+        "cc",
+        &format!("a congestion controller name: {}", quoted_list(&cc_names)),
+    )?;
+    let cc = match o.choice("cc", &cc_names, "a congestion controller name")? {
+        Some(c) => c,
+        None => unreachable!("cc is present: {ccv}"),
+    };
+    let spec = registry::find(cc).expect("listed");
+
+    let mss = match o.size("mss")? {
+        None => 1460,
+        Some(b) if (1..=65_000).contains(&b) => b as u32,
+        Some(_) => return Err(o.bad("mss", &t["mss"], "a payload size from \"1B\" to \"65000B\"")),
+    };
+    let header = match o.size("header")? {
+        None => 40,
+        Some(b) if b <= 1000 => b as u32,
+        Some(_) => {
+            return Err(o.bad(
+                "header",
+                &t["header"],
+                "a header size from \"0B\" to \"1000B\"",
+            ))
+        }
+    };
+
+    // Controller parameters.
+    let mut params = Vec::new();
+    if let Some(pv) = o.get("params") {
+        let Value::Table(pt) = pv else {
+            return Err(o.bad(
+                "params",
+                pv,
+                "a table of numbers, like params = { alpha = 200 }",
+            ));
+        };
+        let ppath = o.at("params");
+        let allowed = spec.param_names();
+        for (k, v) in pt {
+            let kp = join(&ppath, k);
+            let Some(ps) = spec.param(k) else {
+                let mut e = ctx.err(
+                    &kp,
+                    Some(format!("unknown parameter \"{k}\" of {cc}")),
+                    format!("one of {cc}'s parameters {}", allowed.join(", ")),
+                );
+                if let Some(s) = did_you_mean(k, allowed.iter().copied()) {
+                    e = e.with_hint(format!("did you mean \"{s}\"?"));
+                }
+                return Err(e);
+            };
+            let x = match v {
+                Value::Integer(i) => *i as f64,
+                Value::Float(f) => *f,
+                Value::Boolean(b) => f64::from(u8::from(*b)),
+                _ => {
+                    return Err(ctx
+                        .err(&kp, Some(show(v)), "a number")
+                        .with_hint(format!("{cc}'s {k}: {} (default {})", ps.help, ps.default)))
+                }
+            };
+            params.push((k.clone(), x));
+        }
+        let info = ConnInfo {
+            mss,
+            wire_size: mss + header,
+            seed: 0,
+        };
+        if let Err(e) = registry::build(cc, &params, &info) {
+            return Err(match e {
+                registry::BuildError::BadValue {
+                    param,
+                    value,
+                    reason,
+                    ..
+                } => {
+                    let kp = join(&ppath, &param);
+                    let found = pt
+                        .get(&param)
+                        .map_or_else(|| format!("{value} (the default)"), show);
+                    let reason = reason
+                        .strip_prefix("must be ")
+                        .unwrap_or(&reason)
+                        .to_string();
+                    let help = spec.param(&param).map(|p| p.help).unwrap_or_default();
+                    ctx.err(&kp, Some(found), reason)
+                        .with_hint(format!("{cc}'s {param}: {help}"))
+                }
+                other => ctx.err(&ppath, None, other.to_string()),
+            });
+        }
+    }
+
+    let rtt = o.time("rtt")?;
+    if rtt == Some(0) {
+        return Err(o.bad("rtt", &t["rtt"], "a positive time like \"20ms\""));
+    }
+    let count = o
+        .integer(
+            "count",
+            1,
+            i64::MAX,
+            &format!("a whole number of flows from 1 to {MAX_FLOWS}"),
+        )?
+        .unwrap_or(1) as u64;
+    if count > MAX_FLOWS {
+        return Err(o.bad(
+            "count",
+            &t["count"],
+            format!("a whole number of flows from 1 to {MAX_FLOWS}"),
+        ));
+    }
+    let start = o.time("start")?.unwrap_or(0);
+    let stagger = o.time("stagger")?.unwrap_or(0);
+    let stop = o.time("stop")?;
+    if let Some(s) = stop {
+        if s <= start {
+            return Err(o.bad(
+                "stop",
+                &t["stop"],
+                format!("a time after start ({})", units::fmt_time(start)),
+            ));
+        }
+    }
+    let size = match o.get("size") {
+        None => None,
+        Some(Value::String(s)) => match units::parse_transfer(s, mss) {
+            Ok(0) => return Err(o.bad("size", &t["size"], "a positive size like \"10MB\"")),
+            Ok(b) => Some(b),
+            Err(e) => return Err(o.bad("size", &t["size"], e)),
+        },
+        Some(v) => return Err(o.bad("size", v, "a size like \"10MB\" or \"1000pkt\"")),
+    };
+    let links = match o.get("path") {
+        None => (0, n_links - 1),
+        Some(v) => {
+            let expected = if parking {
+                format!(
+                    "a link index from 0 to {} or [first, last] with first <= last",
+                    n_links - 1
+                )
+            } else {
+                "0 or [0, 0]: a dumbbell has one link".to_string()
+            };
+            let ix = |x: &Value| x.as_integer().filter(|&i| i >= 0 && (i as usize) < n_links);
+            let p = match v {
+                Value::Integer(_) => ix(v).map(|i| (i as usize, i as usize)),
+                Value::Array(a) if a.len() == 2 => match (ix(&a[0]), ix(&a[1])) {
+                    (Some(x), Some(y)) if x <= y => Some((x as usize, y as usize)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            p.ok_or_else(|| o.bad("path", v, expected))?
+        }
+    };
+    let ack = match o.choice(
+        "ack",
+        &catalog::kind_names(catalog::ACK_POLICIES),
+        "an ACK policy",
+    )? {
+        None | Some("every") => AckPolicy::EveryPacket,
+        Some("delayed") => AckPolicy::DELAYED,
+        Some("probe-only") => AckPolicy::ProbeOnly,
+        Some(other) => unreachable!("ack policy {other} listed but not handled"),
+    };
+    let min_rto = o.time("min_rto")?.unwrap_or(200 * MILLISECOND);
+    if min_rto == 0 {
+        return Err(o.bad("min_rto", &t["min_rto"], "a positive time like \"200ms\""));
+    }
+    let max_window = match o.get("max_window") {
+        None => None,
+        Some(v) => {
+            const EXPECTED: &str =
+                "a window like \"1000pkt\" or \"172KB\" (packets, or bytes of payload), from 1 packet to 16777216";
+            let pkts = match v {
+                Value::String(s) => match units::parse_buffer(s) {
+                    Ok(BufferSize::Packets(n)) => Some(n),
+                    Ok(BufferSize::Bytes(b)) => Some(b.div_ceil(mss as u64)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match pkts {
+                Some(n) if (1..=1 << 24).contains(&n) => Some(n),
+                _ => return Err(o.bad("max_window", v, EXPECTED)),
+            }
+        }
+    };
+    let label = o.string("label", "a string")?.map(str::to_string);
+    Ok(RawFlow {
+        path: path.to_string(),
+        cc,
+        params,
+        rtt,
+        count,
+        start,
+        stagger,
+        stop,
+        size,
+        links,
+        mss,
+        header,
+        ack,
+        min_rto,
+        max_window,
+        label,
+    })
+}
+
+fn read_cross(ctx: &Ctx, v: &Value, path: &str, n_links: usize) -> R<CrossSpec> {
+    let Value::Table(t) = v else {
+        return Err(ctx.err(path, Some(show(v)), "a [[cross_traffic]] table"));
+    };
+    let o = Obj::new(ctx, t, path);
+    o.check_keys(&key_names(catalog::CROSS_KEYS), |_| None)?;
+    let kinds = catalog::kind_names(catalog::TRAFFIC_KINDS);
+    o.req(
+        "kind",
+        &format!("a cross-traffic kind: {}", quoted_list(&kinds)),
+    )?;
+    let kind = o
+        .choice("kind", &kinds, "a cross-traffic kind")?
+        .expect("present");
+    o.req("rate", "a mean rate like \"20Mbps\"")?;
+    let rate_bps = o.rate("rate")?.expect("present");
+    let packet_size = match o.size("packet_size")? {
+        None => 1500,
+        Some(b) if (1..=65_535).contains(&b) => b as u32,
+        Some(_) => {
+            return Err(o.bad(
+                "packet_size",
+                &t["packet_size"],
+                "a packet size from \"1B\" to \"65535B\"",
+            ))
+        }
+    };
+    let link = o
+        .integer(
+            "link",
+            0,
+            n_links as i64 - 1,
+            &format!("a shared link index from 0 to {}", n_links - 1),
+        )?
+        .unwrap_or(0) as usize;
+    let start = o.time("start")?.unwrap_or(0);
+    let stop = o.time("stop")?;
+    if let Some(s) = stop {
+        if s <= start {
+            return Err(o.bad(
+                "stop",
+                &t["stop"],
+                format!("a time after start ({})", units::fmt_time(start)),
+            ));
+        }
+    }
+    let kind = match kind {
+        "pareto" => {
+            let shape = match o.get("shape") {
+                None => 1.5,
+                Some(v) => match o.number("shape") {
+                    Some(s) if s > 1.0 && s.is_finite() => s,
+                    _ => return Err(o.bad("shape", v, "a number above 1, like 1.5")),
+                },
+            };
+            let mean_on = o.time("mean_on")?.unwrap_or(500 * MILLISECOND);
+            if mean_on == 0 {
+                return Err(o.bad("mean_on", &t["mean_on"], "a positive time like \"500ms\""));
+            }
+            let mean_off = o.time("mean_off")?.unwrap_or(500 * MILLISECOND);
+            CrossKind::ParetoOnOff {
+                shape,
+                mean_on,
+                mean_off,
+            }
+        }
+        k => {
+            for key in ["shape", "mean_on", "mean_off"] {
+                if let Some(v) = o.get(key) {
+                    return Err(o.bad(
+                        key,
+                        v,
+                        format!(
+                            "no {key} for kind = \"{k}\" ({key} is for kind = \"pareto\" only)"
+                        ),
+                    ));
+                }
+            }
+            if k == "poisson" {
+                CrossKind::Poisson
+            } else {
+                CrossKind::Constant
+            }
+        }
+    };
+    Ok(CrossSpec {
+        kind,
+        rate_bps,
+        packet_size,
+        link,
+        start,
+        stop,
+    })
+}
+
+/// Builds a scenario from its (overridden) TOML tree.
+pub(crate) fn build(
+    ctx: &Ctx,
+    root: &Table,
+    overrides: Vec<Override>,
+    effective: String,
+) -> R<Scenario> {
+    let top = Obj::new(ctx, root, "");
+    top.check_keys(&key_names(catalog::TOP_KEYS), |k| match k {
+        "flow" => Some("did you mean \"flows\"? write each flow as a [[flows]] entry".into()),
+        "bottleneck" | "links" => Some(format!("{k} belongs in [topology]: write [topology.{k}]")),
+        "cross" | "cross-traffic" | "crosstraffic" => {
+            Some("did you mean \"cross_traffic\"? write [[cross_traffic]] entries".into())
+        }
+        _ => None,
+    })?;
+
+    let name_v = top.req("name", "a scenario name like name = \"quickstart\"")?;
+    let name = top.string("name", "a string")?.expect("present");
+    if name.trim().is_empty() {
+        return Err(top.bad("name", name_v, "a non-empty string"));
+    }
+    let description = top.string("description", "a string")?.map(str::to_string);
+    top.req("duration", "a simulated time like \"20s\"")?;
+    let duration = top.time("duration")?.expect("present");
+    if duration == 0 {
+        return Err(top.bad(
+            "duration",
+            &root["duration"],
+            "a positive time like \"20s\"",
+        ));
+    }
+    let seed = top
+        .integer("seed", 0, i64::MAX, "a whole number >= 0")?
+        .unwrap_or(1) as u64;
+
+    // Topology.
+    let tv = top.req(
+        "topology",
+        "a [topology] table with kind = \"dumbbell\" or \"parking-lot\"",
+    )?;
+    let Value::Table(tt) = tv else {
+        return Err(top.bad("topology", tv, "a [topology] table"));
+    };
+    let topo = Obj::new(ctx, tt, "topology");
+    let kinds = catalog::kind_names(catalog::TOPOLOGY_KINDS);
+    topo.req("kind", &format!("a topology kind: {}", quoted_list(&kinds)))?;
+    let kind = topo
+        .choice("kind", &kinds, "a topology kind")?
+        .expect("present");
+    let parking = kind == "parking-lot";
+    let allowed: Vec<&str> = key_names(catalog::TOPOLOGY_KEYS)
+        .into_iter()
+        .filter(|k| *k != if parking { "bottleneck" } else { "links" })
+        .collect();
+    topo.check_keys(&allowed, |k| match (k, parking) {
+        ("links", false) => Some(
+            "a dumbbell has one [topology.bottleneck]; use kind = \"parking-lot\" for a chain of [[topology.links]]".into(),
+        ),
+        ("bottleneck", true) => Some(
+            "a parking lot lists its links as [[topology.links]] entries".into(),
+        ),
+        _ => None,
+    })?;
+    let raw_links: Vec<RawLink> = if parking {
+        let lv = topo.req("links", "one or more [[topology.links]] entries")?;
+        let Value::Array(a) = lv else {
+            return Err(topo.bad("links", lv, "one or more [[topology.links]] entries"));
+        };
+        if a.is_empty() || a.len() > 15 {
+            return Err(topo.bad("links", lv, "from 1 to 15 [[topology.links]] entries"));
+        }
+        a.iter()
+            .enumerate()
+            .map(|(i, l)| read_link(ctx, l, &format!("topology.links[{i}]")))
+            .collect::<R<_>>()?
+    } else {
+        let bv = topo.req(
+            "bottleneck",
+            "a [topology.bottleneck] table with rate, delay and buffer",
+        )?;
+        vec![read_link(ctx, bv, "topology.bottleneck")?]
+    };
+    let access_rate_bps = topo.rate("access_rate")?;
+    let bdp_rtt = topo.time("bdp_rtt")?;
+    if bdp_rtt == Some(0) {
+        return Err(topo.bad("bdp_rtt", &tt["bdp_rtt"], "a positive time like \"100ms\""));
+    }
+    let n_links = raw_links.len();
+
+    // Flows.
+    let fv = top.req(
+        "flows",
+        "one or more [[flows]] entries, each with cc = \"...\"",
+    )?;
+    let Value::Array(fa) = fv else {
+        return Err(top
+            .bad("flows", fv, "one or more [[flows]] entries")
+            .with_hint("write each flow as [[flows]] (double brackets)"));
+    };
+    if fa.is_empty() {
+        return Err(top.bad("flows", fv, "one or more [[flows]] entries"));
+    }
+    let raw_flows: Vec<RawFlow> = fa
+        .iter()
+        .enumerate()
+        .map(|(i, f)| read_flow(ctx, f, &format!("flows[{i}]"), n_links, parking))
+        .collect::<R<_>>()?;
+    let mut total: u64 = 0;
+    for f in &raw_flows {
+        total += f.count;
+        if total > MAX_FLOWS {
+            return Err(ctx.err(
+                &join(&f.path, "count"),
+                Some(format!("{} (a total of {total} flows so far)", f.count)),
+                format!(
+                    "at most {MAX_FLOWS} flows in total; the simulator would run out of memory"
+                ),
+            ));
+        }
+    }
+
+    // Per-entry RTT and timing checks.
+    let mut rtts = Vec::with_capacity(raw_flows.len());
+    for f in &raw_flows {
+        let (a, b) = f.links;
+        let one_way: Time = raw_links[a..=b].iter().map(|l| l.delay).sum();
+        let rtt = match f.rtt {
+            None => {
+                if one_way == 0 {
+                    return Err(ctx.missing(
+                        &join(&f.path, "rtt"),
+                        "a base RTT like \"20ms\" (the links it crosses have no delay to derive one from)",
+                    ));
+                }
+                2 * one_way
+            }
+            Some(r) if r < 2 * one_way => {
+                return Err(ctx.err(
+                    &join(&f.path, "rtt"),
+                    Some(format!("\"{}\"", units::fmt_time(r))),
+                    format!(
+                        "at least {}, twice the one-way delay of the links it crosses",
+                        units::fmt_time(2 * one_way)
+                    ),
+                ))
+            }
+            Some(r) => r,
+        };
+        rtts.push(rtt);
+        if f.start >= duration {
+            return Err(ctx.before_end(&join(&f.path, "start"), f.start, duration));
+        }
+        let last = f.start as u128 + (f.count - 1) as u128 * f.stagger as u128;
+        if f.count > 1 && last >= duration as u128 {
+            return Err(ctx.err(
+                &join(&f.path, "stagger"),
+                Some(format!("\"{}\"", units::fmt_time(f.stagger))),
+                format!(
+                    "a stagger small enough that all {} copies start before the end of the run (duration = \"{}\")",
+                    f.count,
+                    units::fmt_time(duration)
+                ),
+            ));
+        }
+        if let Some(stop) = f.stop {
+            if f.count > 1 && f.stagger > 0 && last >= stop as u128 {
+                return Err(ctx.err(
+                    &join(&f.path, "stop"),
+                    Some(format!("\"{}\"", units::fmt_time(stop))),
+                    "a stop after the start of the last staggered copy".to_string(),
+                ));
+            }
+        }
+    }
+
+    // Cross traffic.
+    let cross: Vec<CrossSpec> = match top.get("cross_traffic") {
+        None => Vec::new(),
+        Some(Value::Array(a)) => a
+            .iter()
+            .enumerate()
+            .map(|(i, c)| read_cross(ctx, c, &format!("cross_traffic[{i}]"), n_links))
+            .collect::<R<_>>()?,
+        Some(v) => {
+            return Err(top
+                .bad("cross_traffic", v, "[[cross_traffic]] entries")
+                .with_hint("write each source as [[cross_traffic]] (double brackets)"))
+        }
+    };
+    for (i, c) in cross.iter().enumerate() {
+        if c.start >= duration {
+            return Err(ctx.before_end(&format!("cross_traffic[{i}].start"), c.start, duration));
+        }
+    }
+
+    // Buffers, now that the flows crossing each link are known.
+    let mut links = Vec::with_capacity(n_links);
+    let mut infos = Vec::with_capacity(n_links);
+    for (l, rl) in raw_links.iter().enumerate() {
+        let crossing: Vec<usize> = (0..raw_flows.len())
+            .filter(|&i| raw_flows[i].links.0 <= l && l <= raw_flows[i].links.1)
+            .collect();
+        let ref_rtt = bdp_rtt.unwrap_or_else(|| {
+            crossing
+                .iter()
+                .map(|&i| rtts[i])
+                .max()
+                .unwrap_or(2 * rl.delay)
+        });
+        let wire = crossing
+            .iter()
+            .map(|&i| raw_flows[i].mss + raw_flows[i].header)
+            .max()
+            .unwrap_or(1500);
+        let bdp_pkts = rl.rate_bps * dropless_cc::secs(ref_rtt) / (8.0 * wire as f64);
+        // Memory: a link holds up to its BDP of the longest flow in flight.
+        let max_rtt = crossing.iter().map(|&i| rtts[i]).max().unwrap_or(0);
+        let inflight = rl.rate_bps * dropless_cc::secs(max_rtt) / (8.0 * wire as f64);
+        if inflight > MAX_BDP_PKTS {
+            return Err(ctx.err(
+                &join(&rl.path, "rate"),
+                Some(format!("\"{}\"", units::fmt_rate(rl.rate_bps))),
+                format!(
+                    "a rate x RTT product of at most {} packets in flight (this link with RTT {} holds {:.3e}); the simulator would run out of memory",
+                    MAX_BDP_PKTS,
+                    units::fmt_time(max_rtt),
+                    inflight
+                ),
+            ));
+        }
+        let smallest = crossing
+            .iter()
+            .map(|&i| raw_flows[i].mss + raw_flows[i].header)
+            .chain(cross.iter().filter(|c| c.link == l).map(|c| c.packet_size))
+            .min()
+            .unwrap_or(1500)
+            .max(1);
+        let largest = crossing
+            .iter()
+            .map(|&i| raw_flows[i].mss + raw_flows[i].header)
+            .chain(cross.iter().filter(|c| c.link == l).map(|c| c.packet_size))
+            .max()
+            .unwrap_or(1500);
+        let bpath = join(&rl.path, "buffer");
+        let found = Some(rl.buffer_text.clone());
+        let too_big = || {
+            ctx.err(
+                &bpath,
+                found.clone(),
+                format!(
+                    "a buffer of at most {MAX_BUFFER_PKTS} packets; the simulator would run out of memory"
+                ),
+            )
+        };
+        let (buffer, pkts, bytes) = match rl.buffer {
+            BufferSize::Packets(0) => {
+                return Err(ctx.err(&bpath, found, "a buffer of at least one packet (\"1pkt\")"))
+            }
+            BufferSize::Packets(n) if n > MAX_BUFFER_PKTS => return Err(too_big()),
+            BufferSize::Packets(n) => (Buffer::Packets(n), Some(n), None),
+            BufferSize::Bytes(b) if b < largest as u64 => {
+                return Err(ctx.err(
+                    &bpath,
+                    found,
+                    format!("a buffer of at least one packet ({largest} bytes, the largest packet entering this link)"),
+                ))
+            }
+            BufferSize::Bytes(b) if b / smallest as u64 > MAX_BUFFER_PKTS => return Err(too_big()),
+            BufferSize::Bytes(b) => (Buffer::Bytes(b), None, Some(b)),
+            BufferSize::Bdp(x) => {
+                let n = x * bdp_pkts;
+                if n < 1.0 {
+                    return Err(ctx.err(
+                        &bpath,
+                        Some(format!(
+                            "{} (= {n:.3} packets of {wire} B at {} x {})",
+                            rl.buffer_text,
+                            units::fmt_rate(rl.rate_bps),
+                            units::fmt_time(ref_rtt)
+                        )),
+                        "a buffer of at least one packet",
+                    ));
+                }
+                if n > MAX_BUFFER_PKTS as f64 {
+                    return Err(too_big());
+                }
+                let n = n.round() as u64;
+                (Buffer::Packets(n), Some(n), None)
+            }
+        };
+        links.push(LinkSpec {
+            rate_bps: rl.rate_bps,
+            delay: rl.delay,
+            buffer,
+            queue: rl.queue,
+            loss: rl.loss,
+        });
+        infos.push(LinkInfo {
+            path: rl.path.clone(),
+            delay: rl.delay,
+            buffer_text: rl.buffer_text.trim_matches('"').to_string(),
+            buffer_pkts: pkts,
+            buffer_bytes: bytes,
+            bdp_pkts,
+            bdp_rtt: ref_rtt,
+            wire_size: wire,
+        });
+    }
+
+    // Expand flows.
+    let mut flows = Vec::with_capacity(total as usize);
+    let mut finfo = Vec::with_capacity(total as usize);
+    for (e, f) in raw_flows.iter().enumerate() {
+        for j in 0..f.count {
+            let id = flows.len();
+            flows.push(FlowSpec {
+                cc: f.cc.to_string(),
+                params: f.params.clone(),
+                rtt: Some(rtts[e]),
+                start: f.start + j * f.stagger,
+                stop: f.stop,
+                size: f.size,
+                mss: f.mss,
+                header: f.header,
+                ack_policy: f.ack,
+                path: f.links,
+                ecn: false,
+                min_rto: f.min_rto,
+                max_window: f.max_window,
+            });
+            let label = match (&f.label, f.count) {
+                (Some(l), 1) => l.clone(),
+                (Some(l), _) => format!("{l} #{j}"),
+                (None, _) => format!("{} #{id}", f.cc),
+            };
+            finfo.push(FlowInfo { entry: e, label });
+        }
+    }
+
+    // Sampling and the memory the time series would take.
+    let sample = match top.time("sample")? {
+        Some(0) => return Err(top.bad("sample", &root["sample"], "a positive time like \"10ms\"")),
+        Some(s) => s,
+        None => (duration / 1000).max(MILLISECOND).min(duration),
+    };
+    let flow_series = match top.boolean("flow_series")? {
+        Some(b) => b,
+        None => flows.len() <= AUTO_FLOW_SERIES,
+    };
+    let samples = duration / sample + 1;
+    let columns = 1
+        + 4 * n_links as u64
+        + if flow_series {
+            5 * flows.len() as u64
+        } else {
+            0
+        };
+    let values = samples.saturating_mul(columns);
+    if values > MAX_SERIES_VALUES {
+        let need = duration.saturating_mul(columns) / MAX_SERIES_VALUES + 1;
+        let path = if root.contains_key("sample") {
+            "sample"
+        } else {
+            "duration"
+        };
+        let found = match root.get(path) {
+            Some(v) => show(v),
+            None => format!("\"{}\"", units::fmt_time(sample)),
+        };
+        let mut e = ctx.err(
+            path,
+            Some(found),
+            format!(
+                "time series of at most {MAX_SERIES_VALUES} values (this run would record {samples} samples x {columns} columns = {values}); the run would exhaust memory"
+            ),
+        )
+        .with_hint(format!(
+            "use sample = \"{}\" or longer",
+            units::fmt_time(need.max(MILLISECOND))
+        ));
+        if flow_series {
+            e = e.with_hint("or flow_series = false");
+        }
+        return Err(e);
+    }
+
+    let config = SimConfig {
+        seed,
+        duration,
+        topology: if parking {
+            Topology::ParkingLot {
+                links,
+                access_rate_bps,
+            }
+        } else {
+            Topology::Dumbbell {
+                bottleneck: links[0],
+                access_rate_bps,
+            }
+        },
+        flows,
+        cross,
+        sample_interval: sample,
+        flow_series,
+    };
+    Ok(Scenario {
+        name: name.to_string(),
+        description,
+        file: ctx.file.to_string(),
+        config,
+        flows: finfo,
+        links: infos,
+        overrides,
+        effective_toml: effective,
+    })
+}

@@ -1,0 +1,276 @@
+//! Scenario files become the simulator configuration the format promises.
+
+use dropless_cc::{MILLISECOND, SECOND};
+use dropless_scenario::{from_str, MAX_SERIES_VALUES};
+use dropless_sim::{Buffer, CrossKind, Topology};
+use dropless_transport::AckPolicy;
+
+const DUMBBELL: &str = r#"
+name = "t"
+duration = "10s"
+[topology]
+kind = "dumbbell"
+[topology.bottleneck]
+rate = "100Mbps"
+delay = "5ms"
+buffer = "1bdp"
+"#;
+
+fn with(flows: &str) -> String {
+    format!("{DUMBBELL}\n{flows}")
+}
+
+#[test]
+fn count_and_stagger_expand_flows() {
+    let s = from_str(
+        &with(
+            r#"
+[[flows]]
+cc = "fast"
+rtt = "40ms"
+count = 3
+start = "1s"
+stagger = "2s"
+params = { alpha = 50, gamma = 1 }
+[[flows]]
+cc = "newreno"
+label = "reno"
+"#,
+        ),
+        "t.toml",
+        &[],
+    )
+    .unwrap();
+    let f = &s.config.flows;
+    assert_eq!(f.len(), 4);
+    assert_eq!(
+        f.iter().map(|x| x.start).collect::<Vec<_>>(),
+        [SECOND, 3 * SECOND, 5 * SECOND, 0]
+    );
+    assert_eq!(
+        f[2].params,
+        vec![("alpha".into(), 50.0), ("gamma".into(), 1.0)]
+    );
+    assert_eq!(f[2].rtt, Some(40 * MILLISECOND));
+    // Default RTT: twice the path's one-way delay.
+    assert_eq!(f[3].rtt, Some(10 * MILLISECOND));
+    assert_eq!(s.flows[3].entry, 1);
+    assert_eq!(s.flows[3].label, "reno");
+    assert_eq!(s.flows[1].label, "fast #1");
+    assert_eq!(s.entries(), 2);
+    assert!(s.simulation().is_ok());
+}
+
+#[test]
+fn bdp_buffers_use_the_longest_rtt_or_bdp_rtt() {
+    let flows = r#"
+[[flows]]
+cc = "newreno"
+rtt = "20ms"
+[[flows]]
+cc = "newreno"
+rtt = "120ms"
+"#;
+    let s = from_str(&with(flows), "t.toml", &[]).unwrap();
+    // 100 Mb/s x 120 ms / (1500 B x 8) = 1000 packets.
+    assert_eq!(s.links[0].buffer_pkts, Some(1000));
+    assert_eq!(s.links[0].bdp_rtt, 120 * MILLISECOND);
+    let Topology::Dumbbell { bottleneck, .. } = &s.config.topology else {
+        panic!()
+    };
+    assert_eq!(bottleneck.buffer, Buffer::Packets(1000));
+
+    let s = from_str(
+        &with(flows),
+        "t.toml",
+        &[
+            "topology.bdp_rtt=60ms".into(),
+            "topology.bottleneck.buffer=0.5bdp".into(),
+        ],
+    )
+    .unwrap();
+    assert_eq!(s.links[0].buffer_pkts, Some(250));
+
+    let s = from_str(
+        &with(flows),
+        "t.toml",
+        &["topology.bottleneck.buffer=1MiB".into()],
+    )
+    .unwrap();
+    assert_eq!(s.links[0].buffer_bytes, Some(1 << 20));
+
+    // Jumbo frames: BDP counted in the flows' wire size.
+    let s = from_str(&with(flows), "t.toml", &["flows[*].mss=8960B".into()]).unwrap();
+    assert_eq!(s.links[0].wire_size, 9000);
+    assert_eq!(s.links[0].buffer_pkts, Some(167));
+}
+
+#[test]
+fn parking_lot_paths_and_rtts() {
+    let text = r#"
+name = "p"
+duration = "5s"
+[topology]
+kind = "parking-lot"
+access_rate = "1Gbps"
+[[topology.links]]
+rate = "100Mbps"
+delay = "10ms"
+buffer = "100pkt"
+[[topology.links]]
+rate = "50Mbps"
+delay = "20ms"
+buffer = "200pkt"
+loss = 0.001
+[[flows]]
+cc = "vegas"
+[[flows]]
+cc = "vegas"
+path = 1
+[[flows]]
+cc = "vegas"
+path = [0, 0]
+rtt = "50ms"
+"#;
+    let s = from_str(text, "p.toml", &[]).unwrap();
+    let f = &s.config.flows;
+    assert_eq!(f[0].path, (0, 1));
+    assert_eq!(f[0].rtt, Some(60 * MILLISECOND));
+    assert_eq!(f[1].path, (1, 1));
+    assert_eq!(f[1].rtt, Some(40 * MILLISECOND));
+    assert_eq!(f[2].path, (0, 0));
+    let Topology::ParkingLot {
+        links,
+        access_rate_bps,
+    } = &s.config.topology
+    else {
+        panic!()
+    };
+    assert_eq!(*access_rate_bps, Some(1e9));
+    assert_eq!(links[1].loss, 0.001);
+    assert_eq!(links[1].rate_bps, 50e6);
+    assert!(s.simulation().is_ok());
+}
+
+#[test]
+fn flow_options_and_cross_traffic() {
+    let s = from_str(
+        &with(
+            r#"
+[[flows]]
+cc = "newreno"
+rtt = "20ms"
+mss = "8960B"
+header = "52B"
+ack = "delayed"
+min_rto = "1s"
+size = "100pkt"
+stop = "8s"
+max_window = "172KB"
+[[cross_traffic]]
+kind = "pareto"
+rate = "10Mbps"
+packet_size = "576B"
+start = "1s"
+stop = "2s"
+mean_on = "100ms"
+[[cross_traffic]]
+kind = "constant"
+rate = "1Mbps"
+"#,
+        ),
+        "t.toml",
+        &[],
+    )
+    .unwrap();
+    let f = &s.config.flows[0];
+    assert_eq!((f.mss, f.header), (8960, 52));
+    assert_eq!(f.ack_policy, AckPolicy::DELAYED);
+    assert_eq!(f.min_rto, SECOND);
+    assert_eq!(f.size, Some(896_000));
+    assert_eq!(f.stop, Some(8 * SECOND));
+    assert_eq!(f.max_window, Some(20)); // 172000 / 8960, rounded up
+    let c = &s.config.cross;
+    assert_eq!(c.len(), 2);
+    assert_eq!(
+        c[0].kind,
+        CrossKind::ParetoOnOff {
+            shape: 1.5,
+            mean_on: 100 * MILLISECOND,
+            mean_off: 500 * MILLISECOND
+        }
+    );
+    assert_eq!(c[0].packet_size, 576);
+    assert_eq!((c[0].start, c[0].stop), (SECOND, Some(2 * SECOND)));
+    assert_eq!(c[1].kind, CrossKind::Constant);
+    assert_eq!(c[1].packet_size, 1500);
+}
+
+#[test]
+fn sampling_defaults_and_flow_series_limit() {
+    let s = from_str(&with("[[flows]]\ncc = \"newreno\""), "t.toml", &[]).unwrap();
+    assert_eq!(s.config.sample_interval, 10 * MILLISECOND); // 10 s / 1000
+    assert!(s.config.flow_series);
+    let s = from_str(
+        &with("[[flows]]\ncc = \"newreno\"\ncount = 65"),
+        "t.toml",
+        &[],
+    )
+    .unwrap();
+    assert!(!s.config.flow_series, "off above 64 flows");
+    let s = from_str(
+        &with("[[flows]]\ncc = \"newreno\"\ncount = 65"),
+        "t.toml",
+        &["flow_series=true".into(), "sample=1ms".into()],
+    )
+    .unwrap();
+    assert!(s.config.flow_series);
+    // 10,001 samples x (1 + 4 + 5 x 1000) columns is over the limit.
+    let e = from_str(
+        &with("[[flows]]\ncc = \"newreno\"\ncount = 1000"),
+        "t.toml",
+        &["flow_series=true".into(), "sample=1ms".into()],
+    )
+    .unwrap_err();
+    assert_eq!(e.path, "sample");
+    assert!(
+        e.to_string().contains(&MAX_SERIES_VALUES.to_string()),
+        "{e}"
+    );
+}
+
+#[test]
+fn errors_name_file_path_found_and_allowed() {
+    let e = from_str(
+        &with("[[flows]]\ncc = \"newreno\"\nrtt = \"20 parsecs\""),
+        "scenarios/x.toml",
+        &[],
+    )
+    .unwrap_err();
+    assert_eq!(e.file, "scenarios/x.toml");
+    assert_eq!(e.path, "flows[0].rtt");
+    assert_eq!(e.found.as_deref(), Some("\"20 parsecs\""));
+    assert!(e.expected.starts_with("a time like \"20ms\""));
+    assert!(e.to_string().starts_with(
+        "scenarios/x.toml: flows[0].rtt: found \"20 parsecs\", expected a time like \"20ms\""
+    ));
+
+    // Syntax errors give the line and column.
+    let e = from_str("name = \"x\"\nduration = 5s\n", "y.toml", &[]).unwrap_err();
+    assert!(
+        e.to_string()
+            .starts_with("y.toml: line 2, column 13: not valid TOML"),
+        "{e}"
+    );
+    assert_eq!(e.to_string().lines().count(), 1);
+
+    // Errors the simulator finds name the [[flows]] entry, not the copy.
+    let s = from_str(
+        &with("[[flows]]\ncc = \"newreno\"\n[[flows]]\ncc = \"fast\"\ncount = 3"),
+        "t.toml",
+        &[],
+    )
+    .unwrap();
+    assert_eq!(s.config.flows.len(), 4);
+    assert!(s.simulation().is_ok());
+}
