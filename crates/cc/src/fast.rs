@@ -28,9 +28,9 @@
 //!   one per ACK (all at once, in doubling stages, while `cwnd <= 4`; not
 //!   paced at all when `baseRTT < 4 ms`). A new update replaces any
 //!   increments still pending.
-//! * Decreases are applied at once (original FAST and the module; see
-//!   `Fast::decrease_to`, the place where the thesis's decrease pacing
-//!   goes).
+//! * Decreases are applied at once (original FAST and the module), or,
+//!   with `decrease_pacing`, spread over the next RTT by the thesis's
+//!   Algorithm 1 (§4.5.2, note §5.2; see below).
 //!
 //! Equilibrium (thesis eqs. (4.3), (4.4)): `w* = alpha D/(D - d)`, and the
 //! flow keeps `alpha` packets in the bottleneck queue.
@@ -41,6 +41,30 @@
 //! happen during recovery; an RTO sets `ssthresh` to half the flight and
 //! `cwnd = rto_cwnd` (module: 2).
 //!
+//! # Thesis extensions (Cui, seed 003, §4.4-4.5), each switchable per flow
+//! * **Decrease pacing** (`decrease_pacing`, Algorithm 1): an update whose
+//!   target `W(t+1)` is below the window `W(t)` no longer sets the window at
+//!   once (which silences the flow for `δW` ACKs); instead every
+//!   acknowledged packet lowers the window by `δW/W(t)` until the target is
+//!   reached, so the flow keeps sending `W(t+1)/W(t)` packets per ACK. The
+//!   algorithm is split as the note §5.2 recommends: its lines 2-11 run at
+//!   the update, lines 12-20 on each ACK; the last step is clamped to the
+//!   target and a new update replaces an unfinished decrease. Increases keep
+//!   the module's pacing (+1 per ACK at most, spaced over the update
+//!   period), which is what Algorithm 1's increase branch (`amount = 1`)
+//!   does when the increments fill the period.
+//! * **alpha-adjusting** (`alpha_adjust`, §4.5.3-4.5.4, eqs. (4.32)-(4.35)):
+//!   alpha is halved when loss recovery starts (at most once per recovery
+//!   episode; floor `alpha_floor * alpha0`, thesis alpha0/100), frozen during
+//!   recovery, and after recovery rises towards the configured alpha0 as
+//!   `alpha(t) = alpha0 - (alpha0 - alpha_s) e^{-k t}` (k = `alpha_k`,
+//!   thesis 0.1/s). Choices the thesis leaves open: the initial alpha is
+//!   alpha0 (so the flow starts as original FAST); an RTO halves alpha too
+//!   (`alpha_rto_halve`, on by default); a dead zone `beta > alpha` is
+//!   scaled with alpha. The thesis always uses decrease pacing with it;
+//!   here the two are separate switches.
+//! * **Four-phase start** (`four_phase`, §4.4.2): see [`crate::fast_start`].
+//!
 //! # Slow start
 //! Off by default: the module has no separate slow start (growth from a
 //! small window comes from MI mode and from the `min(2w, ·)` law with paced
@@ -49,6 +73,7 @@
 //! congestion event, or its backlog estimate `old_cwnd (rtt - d)/rtt`
 //! (latest RTT sample) reaches `alpha`.
 
+use crate::fast_start::{FourPhase, FourPhaseConfig};
 use crate::newreno::{WindowCore, WindowParams};
 use crate::{from_secs, secs, AckSample, CongestionEvent, Control, Controller, PacketFlags, Time};
 
@@ -74,6 +99,18 @@ pub struct FastConfig {
     pub slow_start: bool,
     /// Update only every other RTT (on, the module default "as in Linux").
     pub every_other_rtt: bool,
+    /// Thesis Algorithm 1: pace window decreases over the next RTT (off).
+    pub decrease_pacing: bool,
+    /// Thesis alpha-adjusting (off); `alpha` is then alpha0.
+    pub alpha_adjust: bool,
+    /// alpha-adjusting recovery rate k, 1/s (thesis 0.1).
+    pub alpha_k: f64,
+    /// alpha-adjusting floor as a fraction of alpha0 (thesis 1/100).
+    pub alpha_floor: f64,
+    /// alpha-adjusting: an RTO halves alpha too (on; the thesis is silent).
+    pub alpha_rto_halve: bool,
+    /// Thesis four-phase queue-draining start (off).
+    pub four_phase: Option<FourPhaseConfig>,
 }
 
 impl Default for FastConfig {
@@ -90,8 +127,21 @@ impl Default for FastConfig {
             mi_threshold: 0.00075,
             slow_start: false,
             every_other_rtt: true,
+            decrease_pacing: false,
+            alpha_adjust: false,
+            alpha_k: 0.1,
+            alpha_floor: 0.01,
+            alpha_rto_halve: true,
+            four_phase: None,
         }
     }
+}
+
+/// alpha after `t` seconds of recovery from `alpha_s` towards `alpha0` at
+/// rate `k` (thesis eq. (4.33), the solution of (4.32)
+/// `d alpha/dt = k (alpha0 - alpha)`).
+pub fn alpha_recovery(alpha0: f64, alpha_s: f64, k: f64, t: f64) -> f64 {
+    alpha0 - (alpha0 - alpha_s) * (-k * t.max(0.0)).exp()
 }
 
 /// FAST window target (thesis eq. (4.1) with constant alpha, i.e. (4.2),
@@ -151,6 +201,17 @@ pub struct Fast {
     in_ss: bool,
     /// Last computed target, for traces.
     last_target: f64,
+    /// Current alpha (alpha0 = `cfg.alpha` unless alpha-adjusting moved it).
+    alpha: f64,
+    /// alpha-adjusting: alpha and time at the end of the last recovery.
+    alpha_s: f64,
+    t_s: Option<Time>,
+    /// Decrease pacing: target of the decrease in progress (0: none) and
+    /// the per-ACK step (negative).
+    dec_target: f64,
+    dec_step: f64,
+    /// Four-phase start, when enabled.
+    fp: Option<FourPhase>,
 }
 
 impl Fast {
@@ -173,21 +234,57 @@ impl Fast {
             bc_ack: 0,
             in_ss,
             last_target: 0.0,
+            alpha: cfg.alpha,
+            alpha_s: cfg.alpha,
+            t_s: None,
+            dec_target: 0.0,
+            dec_step: 0.0,
+            fp: cfg.four_phase.map(|c| FourPhase::new(c, cfg.alpha)),
         }
     }
 
     /// Current alpha (packets).
     pub fn alpha(&self) -> f64 {
-        self.cfg.alpha
+        self.alpha
     }
 
-    /// Changes alpha (and beta with it when there was no dead zone), for
-    /// alpha-adjusting extensions.
+    /// Changes alpha, and alpha0 with it (and beta when there was no dead
+    /// zone).
     pub fn set_alpha(&mut self, alpha: f64) {
         if self.cfg.beta == self.cfg.alpha {
             self.cfg.beta = alpha;
         }
         self.cfg.alpha = alpha;
+        self.alpha = alpha;
+        self.alpha_s = alpha;
+    }
+
+    /// The four-phase start's state, if enabled.
+    pub fn four_phase(&self) -> Option<&FourPhase> {
+        self.fp.as_ref()
+    }
+
+    /// Current window, packets.
+    pub fn cwnd(&self) -> f64 {
+        self.core.cwnd
+    }
+
+    /// Upper edge of the dead zone for the current alpha.
+    fn beta(&self) -> f64 {
+        if self.cfg.beta == self.cfg.alpha {
+            self.alpha
+        } else {
+            self.cfg.beta * self.alpha / self.cfg.alpha
+        }
+    }
+
+    /// alpha-adjusting, halving part: on entering loss recovery.
+    fn halve_alpha(&mut self) {
+        if self.cfg.alpha_adjust {
+            self.alpha = (self.alpha / 2.0).max(self.cfg.alpha_floor * self.cfg.alpha);
+            self.t_s = None;
+            self.alpha_s = self.alpha;
+        }
     }
 
     /// baseRTT in seconds (infinite before the first sample).
@@ -234,15 +331,13 @@ impl Fast {
     fn compute_target(&self, old_cwnd: f64) -> f64 {
         let cwnd = self.core.cwnd;
         let backlog_x_d = old_cwnd * (self.avg_rtt - self.base_rtt);
-        if backlog_x_d < self.cfg.alpha * self.avg_rtt
-            || backlog_x_d >= self.cfg.beta * self.avg_rtt
-        {
+        if backlog_x_d < self.alpha * self.avg_rtt || backlog_x_d >= self.beta() * self.avg_rtt {
             fast_target(
                 cwnd,
                 old_cwnd,
                 self.base_rtt,
                 self.avg_rtt,
-                self.cfg.alpha,
+                self.alpha,
                 self.cfg.gamma,
             )
         } else {
@@ -251,14 +346,34 @@ impl Fast {
     }
 
     /// Applies a decrease chosen by a window update. Original FAST and the
-    /// ns-2 module set the window at once, which is what this does.
-    ///
-    /// Extension point: the thesis's decrease pacing (§4.5.2, Algorithm 1)
-    /// replaces this by recording the target and the per-ACK step
-    /// `(target - cwnd)/cwnd`, and applying that step in
-    /// [`Fast::pace_step`] on the following ACKs.
-    fn decrease_to(&mut self, target: f64) {
-        self.core.cwnd = target;
+    /// ns-2 module set the window at once. With decrease pacing (thesis
+    /// Algorithm 1, lines 7-11) the target and the per-ACK step
+    /// `amount = (target - W)/W` are recorded and this ACK takes the first
+    /// step.
+    fn decrease_to(&mut self, target: f64, acked: f64) {
+        if self.cfg.decrease_pacing {
+            let w = self.core.cwnd;
+            self.dec_target = target;
+            self.dec_step = (target - w) / w;
+            self.decrease_step(acked);
+        } else {
+            self.core.cwnd = target;
+        }
+    }
+
+    /// Per-ACK part of decrease pacing (Algorithm 1, lines 16-19), clamped
+    /// so the target is not overshot.
+    fn decrease_step(&mut self, acked: f64) {
+        if self.dec_target <= 0.0 {
+            return;
+        }
+        let w = self.core.cwnd + self.dec_step * acked.max(1.0);
+        if w <= self.dec_target {
+            self.core.cwnd = self.dec_target;
+            self.dec_target = 0.0;
+        } else {
+            self.core.cwnd = w;
+        }
     }
 
     /// Schedules `incr` paced increments (module `fast_pace` with
@@ -347,6 +462,35 @@ impl Controller for Fast {
         if self.avg_rtt == 0.0 {
             return;
         }
+        if self.cfg.alpha_adjust {
+            if let Some(ts) = self.t_s {
+                // thesis eq. (4.33) with k = alpha_k (4.35).
+                self.alpha = alpha_recovery(
+                    self.cfg.alpha,
+                    self.alpha_s,
+                    self.cfg.alpha_k,
+                    secs(now.saturating_sub(ts)),
+                );
+            }
+        }
+        if let Some(fp) = self.fp.as_mut() {
+            if fp.active() {
+                fp.on_ack(
+                    now,
+                    ack.newly_acked as f64,
+                    sample,
+                    self.base_rtt,
+                    self.alpha,
+                    &mut self.core.cwnd,
+                    &mut self.avg_rtt,
+                );
+                // FAST's own control is suspended during the phases.
+                self.last_update = Some(now);
+                self.pending = 0;
+                self.dec_target = 0.0;
+                return;
+            }
+        }
         let rtt = sample.unwrap_or(self.avg_rtt);
 
         // RTT boundaries (module fast_cc): toggles the update RTT.
@@ -377,7 +521,7 @@ impl Controller for Fast {
             // Exit test on the latest sample, not the slow avgRTT EWMA, so
             // the exit is not delayed by the EWMA's lag.
             let backlog = old_cwnd * (rtt - self.base_rtt) / rtt;
-            if self.core.cwnd >= self.core.ssthresh || backlog >= self.cfg.alpha {
+            if self.core.cwnd >= self.core.ssthresh || backlog >= self.alpha {
                 self.in_ss = false;
             } else {
                 self.core.cwnd = (self.core.cwnd + acked).min(self.core.ssthresh);
@@ -396,17 +540,29 @@ impl Controller for Fast {
         let paced = self.base_rtt >= PACE_MIN_BASE_RTT;
         if self.update_due(now) {
             self.pending = 0;
+            self.dec_target = 0.0;
             let target = self.compute_target(old_cwnd);
             self.last_target = target;
             let w = self.core.cwnd;
             if target < w {
-                self.decrease_to(target);
+                self.decrease_to(target, acked);
             } else if paced {
                 self.pace((target - w) as u32);
             } else {
                 self.core.cwnd = target;
             }
             self.last_update = Some(now);
+            if let Some(fp) = self.fp.as_mut() {
+                fp.on_update(now, w, target, self.avg_rtt);
+                if fp.active() {
+                    // Phase 1 starts from the window the update chose.
+                    self.pending = 0;
+                    self.dec_target = 0.0;
+                    self.core.cwnd = target;
+                }
+            }
+        } else if self.dec_target > 0.0 {
+            self.decrease_step(acked);
         } else if paced {
             self.pace(0);
         }
@@ -416,15 +572,37 @@ impl Controller for Fast {
         // Module dupack_action: slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF).
         self.core.reduce_to(self.core.cwnd / 2.0);
         self.pending = 0;
+        self.dec_target = 0.0;
         self.in_ss = false;
         self.last_update = Some(now);
+        // Thesis §4.5.4: "once FAST TCP starts loss recovery, alpha is halved".
+        self.halve_alpha();
+        if let Some(fp) = self.fp.as_mut() {
+            fp.abort();
+        }
+    }
+
+    fn on_recovery_end(&mut self, now: Time) {
+        // Thesis §4.5.4: after returning to congestion avoidance alpha
+        // starts to increase (eq. (4.35)).
+        if self.cfg.alpha_adjust {
+            self.alpha_s = self.alpha;
+            self.t_s = Some(now);
+        }
     }
 
     fn on_rto(&mut self, _now: Time) {
         // Module timeout: CLOSE_SSTHRESH_HALF, cwnd = slowstart_ (2).
         self.core.rto();
         self.pending = 0;
+        self.dec_target = 0.0;
         self.in_ss = self.cfg.slow_start;
+        if self.cfg.alpha_rto_halve {
+            self.halve_alpha();
+        }
+        if let Some(fp) = self.fp.as_mut() {
+            fp.abort();
+        }
     }
 
     fn on_send(&mut self, _now: Time, _seq: u64, _retransmit: bool, in_flight: u32) -> PacketFlags {
@@ -433,10 +611,13 @@ impl Controller for Fast {
     }
 
     fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {
-        out.push(("alpha", self.cfg.alpha));
+        out.push(("alpha", self.alpha));
         out.push(("base_rtt", self.base_rtt));
         out.push(("avg_rtt", self.avg_rtt));
         out.push(("target", self.last_target));
+        if let Some(fp) = &self.fp {
+            out.push(("phase", fp.phase().code()));
+        }
     }
 }
 
@@ -718,5 +899,97 @@ mod tests {
         c.on_ack(SECOND, &a);
         // d = D = 2 ms: target = 50 + 0.5 (100 + 100) = 150, unpaced.
         assert!((cwnd(&c) - 150.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn decrease_pacing_spreads_the_decrease_over_an_rtt() {
+        // Same update as one_decrease_update_by_hand: target 75.5 from 100.
+        let mut k = cfg(1.0, 100.0);
+        k.decrease_pacing = true;
+        let mut c = Fast::new(k);
+        two_acks(&mut c, 25.7);
+        assert!((c.last_target() - 75.5).abs() < 1e-9);
+        // Algorithm 1: amount = (75.5 - 100)/100 = -0.245 per ACK; the
+        // update ACK took the first step.
+        assert!((cwnd(&c) - 99.755).abs() < 1e-9, "{}", cwnd(&c));
+        let mut a = ack(from_secs(0.2), 1);
+        a.in_flight = 100;
+        a.in_flight_at_send = 100;
+        // (All within the 10 ms update period: no new update.)
+        let t = |i: u64| SECOND + 20 * MILLISECOND + i * 50 * crate::MICROSECOND;
+        for i in 1..=98 {
+            c.on_ack(t(i), &a);
+        }
+        // 99 steps: 100 - 99 * 0.245 = 75.745.
+        assert!((cwnd(&c) - 75.745).abs() < 1e-9, "{}", cwnd(&c));
+        // The 100th step is clamped to the target.
+        c.on_ack(t(99), &a);
+        assert!((cwnd(&c) - 75.5).abs() < 1e-9);
+        c.on_ack(t(100), &a);
+        assert!((cwnd(&c) - 75.5).abs() < 1e-9);
+        // A loss cancels a decrease in progress and halves at once.
+        let mut c = Fast::new(k);
+        two_acks(&mut c, 25.7);
+        c.on_congestion_event(2 * SECOND, &loss(100));
+        assert!((cwnd(&c) - 99.755 / 2.0).abs() < 1e-9);
+        c.on_ack(2 * SECOND + MILLISECOND, &a);
+        assert!((cwnd(&c) - 99.755 / 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn alpha_adjusting_halves_and_recovers_exponentially() {
+        let mut k = cfg(800.0, 100.0);
+        k.alpha_adjust = true;
+        let mut c = Fast::new(k);
+        assert_eq!(c.alpha(), 800.0);
+        c.on_congestion_event(SECOND, &loss(100));
+        assert_eq!(c.alpha(), 400.0);
+        // Frozen during recovery.
+        let mut a = ack(from_secs(0.1), 1);
+        a.in_recovery = true;
+        c.on_ack(3 * SECOND, &a);
+        assert_eq!(c.alpha(), 400.0);
+        c.on_recovery_end(4 * SECOND);
+        // thesis eq. (4.33): 10 s later, 800 - 400 e^{-1}.
+        a.in_recovery = false;
+        c.on_ack(14 * SECOND, &a);
+        let want = 800.0 - 400.0 * (-1.0f64).exp();
+        assert!((c.alpha() - want).abs() < 1e-9, "{}", c.alpha());
+        // 90% of alpha0 after ln(5)/0.1 = 16.09 s from alpha0/2.
+        assert!(alpha_recovery(800.0, 400.0, 0.1, 16.0) < 720.0);
+        assert!(alpha_recovery(800.0, 400.0, 0.1, 16.2) > 720.0);
+        // Floor alpha0/100.
+        let mut c = Fast::new(k);
+        for i in 0..20 {
+            c.on_congestion_event(i * SECOND, &loss(10));
+        }
+        assert_eq!(c.alpha(), 8.0);
+        // An RTO halves too (the default), unless switched off.
+        let mut c = Fast::new(k);
+        c.on_rto(SECOND);
+        assert_eq!(c.alpha(), 400.0);
+        k.alpha_rto_halve = false;
+        let mut c = Fast::new(k);
+        c.on_rto(SECOND);
+        assert_eq!(c.alpha(), 800.0);
+        // Without alpha-adjusting nothing moves.
+        let mut c = Fast::new(cfg(800.0, 100.0));
+        c.on_congestion_event(SECOND, &loss(100));
+        assert_eq!(c.alpha(), 800.0);
+    }
+
+    #[test]
+    fn four_phase_start_runs_once_after_the_window_settles() {
+        let mut k = cfg(20.0, 10.0);
+        k.four_phase = Some(FourPhaseConfig::default());
+        let (c, _) = converge(Fast::new(k), 100 * MILLISECOND, 200 * MILLISECOND, 200);
+        let fp = c.four_phase().unwrap();
+        assert_eq!(fp.phase(), crate::fast_start::Phase::Done);
+        assert!(fp.times.iter().all(|t| t.is_some()), "{:?}", fp.times);
+        let mut v = Vec::new();
+        c.trace_vars(&mut v);
+        assert_eq!(v.last(), Some(&("phase", 5.0)));
+        // Back at the FAST equilibrium alpha D/(D-d) = 40 afterwards.
+        assert!((c.cwnd() - 40.0).abs() <= 3.0, "{}", c.cwnd());
     }
 }

@@ -56,6 +56,11 @@ pub struct VegasConfig {
     pub gamma: f64,
     /// Use Vegas slow start (otherwise start in congestion avoidance).
     pub slow_start: bool,
+    /// On leaving slow start, cut the window to the expected-rate window
+    /// plus one (Linux; on). Off keeps the window (for the prose form with
+    /// large alpha+, where the cut throws away the `alpha+ d` packets the
+    /// flow must queue and it would take `alpha+ d` RTTs to rebuild them).
+    pub ss_exit_cut: bool,
 }
 
 impl VegasConfig {
@@ -68,6 +73,7 @@ impl VegasConfig {
             beta: 3.0,
             gamma: 1.0,
             slow_start: true,
+            ss_exit_cut: true,
         }
     }
 
@@ -81,6 +87,7 @@ impl VegasConfig {
             beta: 275.0,
             gamma: 250.0,
             slow_start: true,
+            ss_exit_cut: true,
         }
     }
 }
@@ -168,7 +175,9 @@ impl Vegas {
             if diff >= self.cfg.gamma || !self.core.in_slow_start() {
                 // Leave slow start: back to the expected-rate window + 1.
                 self.in_ss = false;
-                self.core.cwnd = w.min(w * d / big_d + 1.0).max(2.0);
+                if self.cfg.ss_exit_cut {
+                    self.core.cwnd = w.min(w * d / big_d + 1.0).max(2.0);
+                }
                 self.core.ssthresh = self.core.ssthresh.min(self.core.cwnd);
             } else {
                 self.ss_grow = !self.ss_grow;
@@ -276,6 +285,7 @@ mod tests {
             beta,
             gamma: alpha,
             slow_start: false,
+            ss_exit_cut: true,
         })
     }
 

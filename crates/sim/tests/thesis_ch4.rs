@@ -1,0 +1,68 @@
+//! Thesis chapter 4 (FAST TCP) experiments, shortened for CI: one test per
+//! item of the reference note §8 (1-20). Each asserts the stated outcome
+//! within the stated tolerance. The definitions, scales and tolerances live
+//! in `thesis_ch4_exps/mod.rs`; the full-length runs and the report come
+//! from `cargo run --release -p dropless-sim --example thesis_ch4`.
+
+mod thesis_ch4_exps;
+use thesis_ch4_exps::{run_experiment, Scale};
+
+fn check(id: u32) {
+    let o = run_experiment(id, Scale::Ci, false);
+    for c in &o.checks {
+        eprintln!("{}", c.describe());
+    }
+    for n in &o.notes {
+        eprintln!("{n}");
+    }
+    eprintln!("experiment {id}: {:.1} s", o.wall_s);
+    assert!(
+        o.pass(),
+        "experiment {id} ({}): {:?}",
+        o.title,
+        o.failures()
+    );
+}
+
+macro_rules! exps {
+    ($($name:ident = $id:expr;)*) => {
+        $(#[test] fn $name() { check($id); })*
+    };
+}
+
+// Items that do not reproduce at full length (reasons in
+// docs/reports/thesis-ch4.md and `thesis_ch4_exps::explain`): the tests
+// stay, ignored, so `cargo test -- --ignored` shows the current state.
+macro_rules! not_reproduced {
+    ($($name:ident = $id:expr;)*) => {
+        $(#[test]
+        #[ignore = "does not reproduce; see docs/reports/thesis-ch4.md"]
+        fn $name() { check($id); })*
+    };
+}
+
+exps! {
+    e01_fast_single_flow = 1;
+    e02_fast_flows_true_d = 2;
+    e03_fast_persistent_b1 = 3;
+    e04_fast_vs_theory = 4;
+    e05_vegas_2475_vs_theory = 5;
+    e06_vegas_250_vs_theory = 6;
+    e08_buffer_growth = 8;
+    e10_two_flow_closed_forms = 10;
+    e13_four_phase_three_flows = 13;
+    e14_overflow_original = 14;
+    e17_alpha_adjusting_rtts = 17;
+    e18_alpha_adjusting_alphas = 18;
+    e20_multi_bottleneck = 20;
+}
+
+not_reproduced! {
+    e07_fairness_ordering = 7;
+    e09_pathological_vegas = 9;
+    e11_new_flow_pure_fast = 11;
+    e12_four_phase = 12;
+    e15_decrease_pacing = 15;
+    e16_alpha_adjusting = 16;
+    e19_random_loss = 19;
+}
