@@ -22,7 +22,10 @@
 //! `cwnd = (1 - beta) cwnd` (beta = 0.125) — or halved (RFC 5681) at or
 //! below `low_window`. On an RTO outside recovery the same `W_max` update
 //! and `ssthresh = (1 - beta) cwnd` apply before `cwnd = rto_cwnd`.
+//!
+//! The step can be overridden through [`IncreaseOverride`] (ACWAP, seed 004).
 
+use crate::acwap::IncreaseOverride;
 use crate::newreno::{WindowCore, WindowParams};
 use crate::{half_flight, AckSample, CongestionEvent, Control, Controller, PacketFlags, Time};
 
@@ -81,6 +84,8 @@ pub struct Bic {
     core: WindowCore,
     cfg: BicConfig,
     w_max: f64,
+    /// Step used instead of BIC's own when set (packets per RTT).
+    a_override: Option<f64>,
 }
 
 impl Bic {
@@ -90,6 +95,7 @@ impl Bic {
             core: WindowCore::new(cfg.window),
             cfg,
             w_max: 0.0,
+            a_override: None,
         }
     }
 
@@ -136,7 +142,10 @@ impl Controller for Bic {
         }
         if acked > 0.0 {
             let w = self.core.cwnd;
-            self.core.cwnd = w + bic_step(w, self.w_max, &self.cfg) * acked / w;
+            let s = self
+                .a_override
+                .unwrap_or_else(|| bic_step(w, self.w_max, &self.cfg));
+            self.core.cwnd = w + s * acked / w;
         }
     }
 
@@ -173,6 +182,24 @@ impl Controller for Bic {
     fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("ssthresh", self.core.ssthresh));
         out.push(("w_max", self.w_max));
+    }
+}
+
+impl IncreaseOverride for Bic {
+    fn set_increase_override(&mut self, a: Option<f64>) {
+        self.a_override = a;
+    }
+
+    fn increase_override(&self) -> Option<f64> {
+        self.a_override
+    }
+
+    fn natural_increase(&self) -> f64 {
+        bic_step(self.core.cwnd, self.w_max, &self.cfg)
+    }
+
+    fn in_slow_start(&self) -> bool {
+        self.core.in_slow_start()
     }
 }
 

@@ -21,7 +21,12 @@
 //!
 //! Slow start, recovery and RTO behaviour are NewReno's
 //! ([`crate::newreno`]).
+//!
+//! The increase can be overridden through [`IncreaseOverride`] (ACWAP,
+//! seed 004, sets `a(w) = 1` close to congestion); without an override the
+//! controller is plain RFC 3649.
 
+use crate::acwap::IncreaseOverride;
 use crate::newreno::{WindowCore, WindowParams};
 use crate::{AckSample, CongestionEvent, Control, Controller, PacketFlags, Time};
 
@@ -67,6 +72,8 @@ pub fn hstcp_a(w: f64) -> f64 {
 #[derive(Clone, Debug)]
 pub struct HighSpeed {
     core: WindowCore,
+    /// Increase used instead of `a(w)` when set (packets per RTT).
+    a_override: Option<f64>,
 }
 
 impl HighSpeed {
@@ -74,6 +81,7 @@ impl HighSpeed {
     pub fn new(params: WindowParams) -> Self {
         HighSpeed {
             core: WindowCore::new(params),
+            a_override: None,
         }
     }
 }
@@ -102,8 +110,10 @@ impl Controller for HighSpeed {
         }
         if acked > 0.0 {
             let w = self.core.cwnd;
-            // RFC 3649: w += a(w)/w per acknowledged packet.
-            self.core.cwnd = w + hstcp_a(w) * acked / w;
+            // RFC 3649: w += a(w)/w per acknowledged packet (seed 004 eq. (1));
+            // ACWAP may replace a(w) by 1.
+            let a = self.a_override.unwrap_or_else(|| hstcp_a(w));
+            self.core.cwnd = w + a * acked / w;
         }
     }
 
@@ -124,8 +134,29 @@ impl Controller for HighSpeed {
 
     fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("ssthresh", self.core.ssthresh));
-        out.push(("a", hstcp_a(self.core.cwnd)));
+        out.push((
+            "a",
+            self.a_override.unwrap_or_else(|| hstcp_a(self.core.cwnd)),
+        ));
         out.push(("b", hstcp_b(self.core.cwnd)));
+    }
+}
+
+impl IncreaseOverride for HighSpeed {
+    fn set_increase_override(&mut self, a: Option<f64>) {
+        self.a_override = a;
+    }
+
+    fn increase_override(&self) -> Option<f64> {
+        self.a_override
+    }
+
+    fn natural_increase(&self) -> f64 {
+        hstcp_a(self.core.cwnd)
+    }
+
+    fn in_slow_start(&self) -> bool {
+        self.core.in_slow_start()
     }
 }
 

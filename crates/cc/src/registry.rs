@@ -12,13 +12,22 @@
 //! `initial_cwnd`, `initial_ssthresh`, `rto_cwnd` and `paced` (0/1: wrap in
 //! [`crate::paced::Paced`]). Booleans are given as 0 or 1. When a parameter
 //! appears more than once, the last value wins.
+//!
+//! The ACWAP variants (`acwap-highspeed`, `acwap-scalable`, `acwap-bic`,
+//! seed 004, [`crate::acwap`]) pace by themselves: their `paced` must stay 0
+//! and their own `pacing` switches ACWAP's pacing. Their `beta` is ACWAP's
+//! congestion factor (eq. (3)); BIC's decrease is `bic_beta` in `acwap-bic`.
 
 use std::fmt;
 
+use crate::acwap::{Acwap, AcwapConfig};
 use crate::bic::{Bic, BicConfig};
 use crate::cubic::{Cubic, CubicConfig};
+use crate::estimator::Estimated;
 use crate::fast::{Fast, FastConfig};
+use crate::fast_start::FourPhaseConfig;
 use crate::highspeed::HighSpeed;
+use crate::madison::{Madison, MadisonConfig};
 use crate::newreno::{NewReno, WindowParams};
 use crate::paced::Paced;
 use crate::scalable::{Scalable, ScalableConfig};
@@ -128,6 +137,7 @@ macro_rules! params {
             ParamSpec { name: "initial_ssthresh", default: f64::INFINITY, help: "initial slow-start threshold, packets (inf: none)" },
             ParamSpec { name: "rto_cwnd", default: $rto, help: "window after a retransmission timeout, packets" },
             ParamSpec { name: "paced", default: 0.0, help: "1: pace the window evenly over an RTT (rate = cwnd * wire_size / srtt); 0: ACK clocked" },
+            ParamSpec { name: "path_estimator", default: 0.0, help: "1: run the TCP-Madison path estimator alongside (probes, packet pairs) and export its estimates as trace variables" },
             $(ParamSpec { name: $n, default: $d, help: $h },)*
         ]
     };
@@ -192,6 +202,7 @@ static SPECS: &[CcSpec] = &[
             "beta_plus" = 0.0, "shrink by 1 packet per RTT while w/d - w/D > beta_plus, packets/s (0: alpha_plus + 25)";
             "gamma_plus" = 0.0, "leave slow start once w/d - w/D >= gamma_plus, packets/s (0: alpha_plus)";
             "slow_start" = 1.0, "1: Vegas slow start (doubling every other RTT)";
+            "ss_exit_cut" = 1.0, "1: on leaving slow start cut to the expected-rate window + 1 (Linux); 0: keep the window";
         ),
     },
     CcSpec {
@@ -205,6 +216,69 @@ static SPECS: &[CcSpec] = &[
             "mi_threshold" = 0.00075, "queueing delay below which the window grows by 1 per ACK, seconds (0: pure FAST)";
             "slow_start" = 0.0, "1: slow start until the backlog reaches alpha (the ns-2 module has none)";
             "every_other_rtt" = 1.0, "1: update only every other RTT (module default)";
+            "decrease_pacing" = 0.0, "1: thesis Algorithm 1, pace window decreases over an RTT (-dW/W per ACK)";
+            "alpha_adjust" = 0.0, "1: thesis alpha-adjusting: halve alpha on loss recovery, recover towards alpha at rate alpha_k";
+            "alpha_k" = 0.1, "alpha-adjusting recovery rate k, 1/s (thesis eq. (4.35): 0.1)";
+            "alpha_floor" = 0.01, "alpha-adjusting floor, fraction of alpha (thesis: 1/100)";
+            "alpha_rto_halve" = 1.0, "1: an RTO also halves alpha (thesis silent)";
+            "four_phase" = 0.0, "1: thesis four-phase queue-draining start (reduction, depletion, refill, stabilisation)";
+            "fp_r" = 0.0, "four-phase rate-scaling factor r (0: alpha, the thesis's recommendation)";
+            "fp_stable_updates" = 3.0, "four-phase: consecutive stable window updates that start the phases";
+            "fp_stable_tol" = 0.01, "four-phase: window stable if |target - cwnd| <= max(1, tol * cwnd)";
+            "fp_refill_full" = 0.0, "four-phase refill target: 0 = alpha d/(D - d) (thesis), 1 = alpha D/(D - d)";
+        ),
+    },
+    CcSpec {
+        name: "acwap-highspeed",
+        help: "ACWAP-HSTCP (seed 004): HighSpeed TCP with a(w) = 1 near RTT_max and pacing at RTT/cwnd",
+        params: params!(rto_cwnd = 1.0;
+            "beta" = 0.8, "ACWAP congestion factor of eq. (3): a(w) = 1 once R_C >= RTT_min + beta (RTT_max - RTT_min), in [0,1]";
+            "warmup" = 2.0, "congestion events before eq. (3) may act (Fig. 5 numofcon >= 2), integer >= 0";
+            "rtt_gain" = 0.125, "gain of the smoothed RTT estimate R_C per sample, in (0,1]";
+            "pacing" = 1.0, "1: pace at R_C/cwnd (ACWAP's pacing); 0: window rule only";
+        ),
+    },
+    CcSpec {
+        name: "acwap-scalable",
+        help: "ACWAP around Scalable TCP (seed 004): a(w) = 1 near RTT_max and pacing at RTT/cwnd",
+        params: params!(rto_cwnd = 1.0;
+            "beta" = 0.8, "ACWAP congestion factor of eq. (3), in [0,1]";
+            "warmup" = 2.0, "congestion events before eq. (3) may act, integer >= 0";
+            "rtt_gain" = 0.125, "gain of the smoothed RTT estimate R_C per sample, in (0,1]";
+            "pacing" = 1.0, "1: pace at R_C/cwnd; 0: window rule only";
+            "a" = 0.01, "Scalable increase per acknowledged packet, packets";
+            "b" = 0.125, "Scalable multiplicative decrease fraction, in (0,1)";
+            "legacy_window" = 16.0, "Reno rules at or below this window, packets";
+        ),
+    },
+    CcSpec {
+        name: "acwap-bic",
+        help: "ACWAP around BIC TCP (seed 004): a(w) = 1 near RTT_max and pacing at RTT/cwnd",
+        params: params!(rto_cwnd = 1.0;
+            "beta" = 0.8, "ACWAP congestion factor of eq. (3), in [0,1]";
+            "warmup" = 2.0, "congestion events before eq. (3) may act, integer >= 0";
+            "rtt_gain" = 0.125, "gain of the smoothed RTT estimate R_C per sample, in (0,1]";
+            "pacing" = 1.0, "1: pace at R_C/cwnd; 0: window rule only";
+            "bic_beta" = 0.125, "BIC multiplicative decrease fraction, in (0,1)";
+            "s_max" = 32.0, "largest BIC increase per RTT, packets";
+            "s_min" = 0.01, "smallest BIC increase per RTT, packets";
+            "low_window" = 14.0, "Reno rules at or below this window, packets";
+            "fast_convergence" = 1.0, "1: fast convergence on loss below W_max";
+        ),
+    },
+    CcSpec {
+        name: "madison",
+        help: "TCP-Madison (Kola and Vernon 2007, seed 002): paces at the rate that holds a Reno-fair target backlog, from end-host path measures; use with the probe-only ACK policy",
+        params: params!(rto_cwnd = 1.0;
+            "d_norm" = 0.0235, "normalized d/RTT_avg of eq. (3) (Table 2)";
+            "p_min" = 2.55e-5, "smallest loss rate used for b_target (Table 2)";
+            "p_init" = 1e-4, "initial loss-rate estimate (Table 2)";
+            "rate_interval" = 0.2, "T, minimum time between rate changes, seconds (Table 2)";
+            "t_probe" = 32.0, "tProbe*, minimum mean probe spacing, bottleneck packet times (Table 2)";
+            "pairs" = 20.0, "packet pairs sent in all, one per RTT (section 4.3)";
+            "quiesce" = 1.0, "1: stop sending while a requested ACK is late (coarse ACK clocking, section 4.3)";
+            "gain" = 1.0, "fraction of the step to a new S_target taken per change, in (0,1]; 1 is the paper, below 1 a damped variant";
+            "open_loop" = 0.0, "1: compute S_target once after start-up and keep it (the Fig. 2 experiment)";
         ),
     },
 ];
@@ -281,6 +355,22 @@ impl Values<'_> {
         }
     }
 
+    /// ACWAP's own parameters (seed 004).
+    fn acwap(&self) -> Result<AcwapConfig, BuildError> {
+        let warmup = self.check(
+            "warmup",
+            |v| v >= 0.0 && v.fract() == 0.0 && v <= u32::MAX as f64,
+            "a whole number >= 0",
+        )?;
+        Ok(AcwapConfig {
+            beta: self.check("beta", |v| (0.0..=1.0).contains(&v), "in [0, 1]")?,
+            warmup_events: warmup as u32,
+            rtt_gain: self.check("rtt_gain", |v| v > 0.0 && v <= 1.0, "in (0, 1]")?,
+            pacing: self.boolean("pacing")?,
+            ..AcwapConfig::default()
+        })
+    }
+
     fn window(&self) -> Result<WindowParams, BuildError> {
         let initial_cwnd = self.check(
             "initial_cwnd",
@@ -345,6 +435,13 @@ pub fn build(
     };
     let window = v.window()?;
     let paced = v.boolean("paced")?;
+    if paced && spec.name.starts_with("acwap") {
+        return Err(v.bad(
+            "paced",
+            1.0,
+            "must be 0: ACWAP paces at R_C/cwnd by itself (parameter \"pacing\")",
+        ));
+    }
 
     let cc: Box<dyn Controller> = match spec.name {
         "newreno" => Box::new(NewReno::new(window)),
@@ -386,6 +483,7 @@ pub fn build(
                 beta,
                 gamma: v.positive("gamma")?,
                 slow_start: v.boolean("slow_start")?,
+                ss_exit_cut: true,
             }))
         }
         "vegas-rate" => {
@@ -402,6 +500,7 @@ pub fn build(
                 beta,
                 gamma: if gamma == 0.0 { alpha } else { gamma },
                 slow_start: v.boolean("slow_start")?,
+                ss_exit_cut: v.boolean("ss_exit_cut")?,
             }))
         }
         "fast" => {
@@ -418,12 +517,101 @@ pub fn build(
                 mi_threshold: v.non_negative("mi_threshold")?,
                 slow_start: v.boolean("slow_start")?,
                 every_other_rtt: v.boolean("every_other_rtt")?,
+                decrease_pacing: v.boolean("decrease_pacing")?,
+                alpha_adjust: v.boolean("alpha_adjust")?,
+                alpha_k: v.positive("alpha_k")?,
+                alpha_floor: v.fraction("alpha_floor")?,
+                alpha_rto_halve: v.boolean("alpha_rto_halve")?,
+                four_phase: if v.boolean("four_phase")? {
+                    Some(FourPhaseConfig {
+                        r: v.non_negative("fp_r")?,
+                        stable_updates: v.check(
+                            "fp_stable_updates",
+                            |x| x >= 1.0 && x.fract() == 0.0,
+                            "a whole number >= 1",
+                        )? as u32,
+                        stable_tol: v.non_negative("fp_stable_tol")?,
+                        refill_full: v.boolean("fp_refill_full")?,
+                    })
+                } else {
+                    None
+                },
             }))
+        }
+        "acwap-highspeed" => Box::new(Acwap::new(
+            HighSpeed::new(window),
+            v.acwap()?,
+            info.wire_size,
+        )),
+        "acwap-scalable" => Box::new(Acwap::new(
+            Scalable::new(ScalableConfig {
+                window,
+                a: v.positive("a")?,
+                b: v.fraction("b")?,
+                legacy_window: v.non_negative("legacy_window")?,
+            }),
+            v.acwap()?,
+            info.wire_size,
+        )),
+        "acwap-bic" => {
+            let s_min = v.positive("s_min")?;
+            let s_max = v.positive("s_max")?;
+            let s_max = v.at_least("s_max", s_max, "s_min", s_min)?;
+            Box::new(Acwap::new(
+                Bic::new(BicConfig {
+                    window,
+                    beta: v.fraction("bic_beta")?,
+                    s_max,
+                    s_min,
+                    low_window: v.non_negative("low_window")?,
+                    fast_convergence: v.boolean("fast_convergence")?,
+                }),
+                v.acwap()?,
+                info.wire_size,
+            ))
+        }
+        "madison" => {
+            if paced {
+                return Err(v.bad(
+                    "paced",
+                    1.0,
+                    "must be 0: Madison paces at S_target by itself",
+                ));
+            }
+            let pairs = v.check("pairs", |x| x >= 2.0 && x.fract() == 0.0, "an integer >= 2")?;
+            Box::new(Madison::new(
+                MadisonConfig {
+                    d_norm: v.positive("d_norm")?,
+                    p_min: v.fraction("p_min")?,
+                    p_init: v.fraction("p_init")?,
+                    rate_interval: crate::from_secs(v.non_negative("rate_interval")?),
+                    t_probe: v.positive("t_probe")?,
+                    pairs: pairs as u32,
+                    quiesce: v.boolean("quiesce")?,
+                    gain: v.check("gain", |g| g > 0.0 && g <= 1.0, "in (0, 1]")?,
+                    open_loop: v.boolean("open_loop")?,
+                    ..MadisonConfig::default()
+                },
+                info.wire_size,
+                info.seed,
+            ))
         }
         other => unreachable!("registry spec {other} has no constructor"),
     };
-    Ok(if paced {
+    let cc: Box<dyn Controller> = if paced {
         Box::new(Paced::new(cc, info.wire_size))
+    } else {
+        cc
+    };
+    // The Madison path estimator alongside any controller (Madison has its own).
+    Ok(if v.boolean("path_estimator")? && spec.name != "madison" {
+        Box::new(Estimated::new(
+            cc,
+            info.wire_size,
+            info.seed,
+            15 * crate::MILLISECOND,
+            20,
+        ))
     } else {
         cc
     })
@@ -451,12 +639,22 @@ mod tests {
                 "cubic",
                 "vegas",
                 "vegas-rate",
-                "fast"
+                "fast",
+                "acwap-highspeed",
+                "acwap-scalable",
+                "acwap-bic",
+                "madison"
             ]
         );
         for s in all() {
             let c = build(s.name, &[], &ConnInfo::default()).unwrap();
             assert_eq!(c.name(), s.name);
+            if s.name == "madison" {
+                // Start-up releases one packet pair, unpaced.
+                assert_eq!(c.control().cwnd, Some(2.0));
+                assert_eq!(c.control().pacing_rate, None);
+                continue;
+            }
             assert_eq!(c.control().cwnd, Some(10.0));
             assert_eq!(c.control().pacing_rate, None);
             for common in ["initial_cwnd", "initial_ssthresh", "rto_cwnd", "paced"] {
@@ -514,6 +712,46 @@ mod tests {
     }
 
     #[test]
+    fn acwap_variants_reach_their_parameters() {
+        let info = ConnInfo {
+            wire_size: 1000,
+            ..ConnInfo::default()
+        };
+        // acwap-bic: "beta" is ACWAP's eq. (3) factor, "bic_beta" BIC's decrease.
+        let mut c = build(
+            "acwap-bic",
+            &[p("beta", 0.5), p("bic_beta", 0.5), p("initial_cwnd", 100.0)],
+            &info,
+        )
+        .unwrap();
+        assert_eq!(c.name(), "acwap-bic");
+        c.on_congestion_event(1, &loss(100));
+        assert_eq!(c.control().cwnd, Some(50.0));
+        // Pacing at cwnd / R_C once an RTT sample exists (R_C = RTT_min
+        // after the congestion event; the first sample sets both).
+        c.on_ack(2, &ack(RTT100, 0));
+        assert!((c.control().pacing_rate.unwrap() - 50.0 * 1000.0 / 0.1).abs() < 1e-6);
+        let c = build("acwap-highspeed", &[p("pacing", 0.0)], &info).unwrap();
+        assert_eq!(c.name(), "acwap-highspeed");
+        let mut c = build(
+            "acwap-scalable",
+            &[p("initial_cwnd", 100.0), p("b", 0.5)],
+            &info,
+        )
+        .unwrap();
+        c.on_congestion_event(1, &loss(100));
+        assert_eq!(c.control().cwnd, Some(50.0));
+        // beta = 0 and 1 are the edges of the valid range.
+        assert!(build("acwap-highspeed", &[p("beta", 0.0)], &info).is_ok());
+        assert!(build(
+            "acwap-highspeed",
+            &[p("beta", 1.0), p("warmup", 0.0)],
+            &info
+        )
+        .is_ok());
+    }
+
+    #[test]
     fn errors_are_specific() {
         let info = ConnInfo::default();
         let e = build("fats", &[], &info).err().unwrap();
@@ -552,6 +790,22 @@ mod tests {
             ("vegas", vec![p("alpha", 5.0)]),
             ("vegas-rate", vec![p("alpha_plus", -1.0)]),
             ("scalable", vec![p("a", f64::INFINITY)]),
+        ] {
+            let e = build(name, &params, &info).err();
+            assert!(
+                matches!(e, Some(BuildError::BadValue { .. })),
+                "{name} {params:?} -> {e:?}"
+            );
+        }
+        for (name, params) in [
+            ("acwap-highspeed", vec![p("beta", 1.5)]),
+            ("acwap-highspeed", vec![p("beta", -0.1)]),
+            ("acwap-highspeed", vec![p("warmup", 1.5)]),
+            ("acwap-highspeed", vec![p("rtt_gain", 0.0)]),
+            ("acwap-highspeed", vec![p("pacing", 0.5)]),
+            ("acwap-highspeed", vec![p("paced", 1.0)]),
+            ("acwap-scalable", vec![p("b", 1.0)]),
+            ("acwap-bic", vec![p("bic_beta", 0.0)]),
         ] {
             let e = build(name, &params, &info).err();
             assert!(

@@ -6,8 +6,10 @@
 //! `cwnd -= b * cwnd` (b = 0.125). At or below the legacy window the flow
 //! uses the traditional TCP rules for both increase and decrease (Kelly
 //! 2003 §2: "for cwnd <= lwnd the traditional TCP algorithm is used").
-//! Slow start, recovery and RTO behaviour are NewReno's.
+//! Slow start, recovery and RTO behaviour are NewReno's. The increase can
+//! be overridden through [`IncreaseOverride`] (ACWAP, seed 004).
 
+use crate::acwap::IncreaseOverride;
 use crate::newreno::{WindowCore, WindowParams};
 use crate::{half_flight, AckSample, CongestionEvent, Control, Controller, PacketFlags, Time};
 
@@ -40,6 +42,8 @@ impl Default for ScalableConfig {
 pub struct Scalable {
     core: WindowCore,
     cfg: ScalableConfig,
+    /// Increase used instead of the protocol's own when set (packets per RTT).
+    a_override: Option<f64>,
 }
 
 impl Scalable {
@@ -48,6 +52,7 @@ impl Scalable {
         Scalable {
             core: WindowCore::new(cfg.window),
             cfg,
+            a_override: None,
         }
     }
 }
@@ -75,7 +80,10 @@ impl Controller for Scalable {
             acked = self.core.slow_start(acked);
         }
         if acked > 0.0 {
-            if self.core.cwnd > self.cfg.legacy_window {
+            if let Some(a) = self.a_override {
+                // ACWAP (seed 004): a packets per RTT, w += a/w per ACK.
+                self.core.cwnd += a * acked / self.core.cwnd;
+            } else if self.core.cwnd > self.cfg.legacy_window {
                 // Kelly 2003: cwnd <- cwnd + a per ACK (a = 0.01).
                 self.core.cwnd += self.cfg.a * acked;
             } else {
@@ -106,6 +114,29 @@ impl Controller for Scalable {
 
     fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("ssthresh", self.core.ssthresh));
+    }
+}
+
+impl IncreaseOverride for Scalable {
+    fn set_increase_override(&mut self, a: Option<f64>) {
+        self.a_override = a;
+    }
+
+    fn increase_override(&self) -> Option<f64> {
+        self.a_override
+    }
+
+    fn natural_increase(&self) -> f64 {
+        // Kelly 2003: a per ACK, i.e. a*cwnd packets per RTT above lwnd.
+        if self.core.cwnd > self.cfg.legacy_window {
+            self.cfg.a * self.core.cwnd
+        } else {
+            1.0
+        }
+    }
+
+    fn in_slow_start(&self) -> bool {
+        self.core.in_slow_start()
     }
 }
 

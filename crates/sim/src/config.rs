@@ -122,6 +122,9 @@ pub struct FlowSpec {
     pub ecn: bool,
     /// RTO floor.
     pub min_rto: Time,
+    /// Receive-window / send-buffer cap in packets (Reno's `W_max` in the
+    /// TCP-Madison comparisons, seed 002 §5.1). `None`: the transport default.
+    pub max_window: Option<u64>,
 }
 
 impl FlowSpec {
@@ -140,6 +143,7 @@ impl FlowSpec {
             path: (0, 0),
             ecn: false,
             min_rto: 200 * dropless_cc::MILLISECOND,
+            max_window: None,
         }
     }
     /// Sets a controller parameter (builder style).

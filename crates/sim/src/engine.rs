@@ -391,6 +391,8 @@ impl Simulation {
                 total_bytes: fs.size,
                 ecn: fs.ecn,
                 min_rto: fs.min_rto,
+                rto_restart_on_head_retransmit: fs.ack_policy
+                    == dropless_transport::AckPolicy::ProbeOnly,
                 max_window: fs.max_window.unwrap_or(SenderConfig::default().max_window),
                 ..SenderConfig::default()
             };
@@ -593,7 +595,8 @@ impl Simulation {
                     // Last hop: straight onto the return path (see `lazy_rx`).
                     let t = arrive + flow.ack_delay;
                     let was_empty = flow.ack_pipe.is_empty();
-                    flow.ack_pipe.push_back((t, Returning::Data(arrive, p.data)));
+                    flow.ack_pipe
+                        .push_back((t, Returning::Data(arrive, p.data)));
                     if was_empty {
                         self.push(t, Kind::AckArrive, p.flow);
                     }
@@ -618,7 +621,8 @@ impl Simulation {
             if flow.ack_pipe.is_empty() && first.is_none() {
                 first = Some(now + flow.ack_delay);
             }
-            flow.ack_pipe.push_back((now + flow.ack_delay, Returning::Ack(a)));
+            flow.ack_pipe
+                .push_back((now + flow.ack_delay, Returning::Ack(a)));
         }
         if let Some(t) = first {
             self.push(t, Kind::AckArrive, f as u32);
@@ -701,7 +705,8 @@ impl Simulation {
             if flow.ack_pipe.is_empty() && first.is_none() {
                 first = Some(now + flow.ack_delay);
             }
-            flow.ack_pipe.push_back((now + flow.ack_delay, Returning::Ack(a)));
+            flow.ack_pipe
+                .push_back((now + flow.ack_delay, Returning::Ack(a)));
         }
         if let Some(t) = first {
             self.push(t, Kind::AckArrive, f as u32);
@@ -841,11 +846,7 @@ impl Simulation {
                 .flows
                 .iter()
                 .filter(|f| {
-                    f.path.0 <= l
-                        && l <= f.path.1
-                        && f.started
-                        && !f.stopped
-                        && f.finish.is_none()
+                    f.path.0 <= l && l <= f.path.1 && f.started && !f.stopped && f.finish.is_none()
                 })
                 .count();
             s.active_flows.push(active as f64);

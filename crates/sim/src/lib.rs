@@ -9,7 +9,9 @@
 
 pub mod config;
 pub mod engine;
+pub mod loss_events;
 pub mod metrics;
+pub mod path_report;
 mod queue;
 mod traffic;
 
@@ -17,4 +19,6 @@ pub use config::{
     Buffer, CrossKind, CrossSpec, FlowSpec, LinkSpec, QueueKind, SimConfig, Topology,
 };
 pub use engine::{derive_seed, SimError, Simulation};
+pub use loss_events::{analyze as analyze_losses, window_stats, LossAnalysis, LossOptions};
 pub use metrics::{jain, FlowResult, FlowSeries, LinkResult, LinkSeries, Series, SimResult};
+pub use path_report::{path_report, path_reports, path_series, PathReport, PathSeries};

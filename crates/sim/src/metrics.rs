@@ -30,6 +30,26 @@ pub struct FlowSeries {
     pub rtt_s: Vec<f64>,
     /// Packets in flight.
     pub in_flight: Vec<f64>,
+    /// Controller trace variables ([`dropless_cc::Controller::trace_vars`],
+    /// e.g. FAST's `alpha`), one column per name, aligned with
+    /// [`Series::t`] (NaN where the controller did not report the name).
+    pub vars: Vec<(String, Vec<f64>)>,
+    /// Wire bits/s of this flow's packets accepted by the last link of its
+    /// path over the last interval (its share of the bottleneck, for ground
+    /// truth next to end-host estimates).
+    pub link_bps: Vec<f64>,
+    /// Cumulative buffer-overflow drops of this flow's packets.
+    pub drops: Vec<f64>,
+}
+
+impl FlowSeries {
+    /// The trace column called `name`, if the controller reported it.
+    pub fn var(&self, name: &str) -> Option<&[f64]> {
+        self.vars
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_slice())
+    }
 }
 
 /// Per-link columns, aligned with [`Series::t`].
@@ -43,6 +63,11 @@ pub struct LinkSeries {
     pub drops: Vec<f64>,
     /// Fraction of capacity used over the last interval.
     pub utilization: Vec<f64>,
+    /// Open-loop cross traffic accepted by the link over the last
+    /// interval, bits/s.
+    pub cross_bps: Vec<f64>,
+    /// Flows crossing the link that are sending at the sample time.
+    pub active_flows: Vec<f64>,
 }
 
 /// Summary of one flow.

@@ -26,4 +26,4 @@ pub mod sender;
 
 pub use packet::{AckPacket, DataPacket, Ecn, MAX_SACK};
 pub use receiver::{AckPolicy, Arrival, Receiver, ReceiverStats};
-pub use sender::{EventRecord, Sender, SenderConfig, SenderStats};
+pub use sender::{EventRecord, LostSeqs, Sender, SenderConfig, SenderStats, LOST_SEQS_CAP};

@@ -37,6 +37,19 @@ pub struct SenderConfig {
     pub max_window: u64,
     /// Send packets ECN-capable (ECT(0)).
     pub ecn: bool,
+    /// Restart the retransmission timer when the oldest outstanding packet
+    /// is retransmitted (as Linux does). With sparse ACKs (TCP-Madison's
+    /// probe-only policy) the cumulative ACK stalls for a full RTT plus a
+    /// probe interval after a fast retransmission, which would otherwise
+    /// outlast an RTO of about one RTT and fire spuriously.
+    pub rto_restart_on_head_retransmit: bool,
+    /// On entering loss recovery, send the first retransmission at once even
+    /// though the flight exceeds the reduced window (RFC 6675 §5 step (4.3),
+    /// RFC 5681 §3.2 fast retransmit). Off: the first retransmission waits
+    /// until the flight falls below the reduced window, about `b * RTT`
+    /// after detection (b the controller's decrease), which with RTTs near
+    /// the minimum RTO can cause a spurious timeout after every loss event.
+    pub fast_retransmit: bool,
 }
 
 impl Default for SenderConfig {
@@ -52,7 +65,112 @@ impl Default for SenderConfig {
             max_rto: 60 * SECOND,
             max_window: 1 << 24,
             ecn: false,
+            rto_restart_on_head_retransmit: false,
+            fast_retransmit: false,
         }
+    }
+}
+
+/// Most lost packet numbers an [`EventRecord`] keeps (the count in
+/// [`EventRecord::lost`] is always complete).
+pub const LOST_SEQS_CAP: usize = 64;
+
+/// The first [`LOST_SEQS_CAP`] packets declared lost in one congestion event,
+/// in the order they were declared, each with a flag telling whether that
+/// transmission left back to back with the transmission before it (same
+/// send time: the second packet of the pair an ACK releases when the window
+/// grows past an integer, seed 004 Fig. 4). Fixed size and `Copy`: recording
+/// a loss never allocates.
+#[derive(Clone, Copy)]
+pub struct LostSeqs {
+    len: u8,
+    back_to_back: u64,
+    seqs: [u64; LOST_SEQS_CAP],
+}
+
+impl LostSeqs {
+    /// An empty list.
+    pub const fn new() -> Self {
+        LostSeqs {
+            len: 0,
+            back_to_back: 0,
+            seqs: [0; LOST_SEQS_CAP],
+        }
+    }
+    /// Appends a lost packet; returns false (and drops it) when full.
+    #[inline]
+    pub fn push(&mut self, seq: u64, back_to_back: bool) -> bool {
+        let i = self.len as usize;
+        if i >= LOST_SEQS_CAP {
+            return false;
+        }
+        self.seqs[i] = seq;
+        if back_to_back {
+            self.back_to_back |= 1 << i;
+        }
+        self.len += 1;
+        true
+    }
+    /// Appends the entries of `other` while there is room.
+    pub fn extend(&mut self, other: &LostSeqs) {
+        for (seq, b2b) in other.iter() {
+            if !self.push(seq, b2b) {
+                break;
+            }
+        }
+    }
+    /// Forgets every entry.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.len = 0;
+        self.back_to_back = 0;
+    }
+    /// Entries kept.
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+    /// True if no entry is kept.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    /// The packet numbers, in the order they were declared lost.
+    pub fn seqs(&self) -> &[u64] {
+        &self.seqs[..self.len as usize]
+    }
+    /// Whether entry `i` left back to back with the transmission before it.
+    pub fn back_to_back(&self, i: usize) -> bool {
+        i < self.len() && self.back_to_back & (1 << i) != 0
+    }
+    /// `(seq, back_to_back)` pairs in declaration order.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, bool)> + '_ {
+        (0..self.len()).map(|i| (self.seqs[i], self.back_to_back(i)))
+    }
+}
+
+impl Default for LostSeqs {
+    fn default() -> Self {
+        LostSeqs::new()
+    }
+}
+
+impl PartialEq for LostSeqs {
+    fn eq(&self, o: &Self) -> bool {
+        self.seqs() == o.seqs() && self.back_to_back == o.back_to_back
+    }
+}
+
+/// Debug form: the packet numbers, back-to-back ones marked with `*`.
+impl std::fmt::Debug for LostSeqs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        struct Entry(u64, bool);
+        impl std::fmt::Debug for Entry {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write!(f, "{}{}", self.0, if self.1 { "*" } else { "" })
+            }
+        }
+        f.debug_list()
+            .entries(self.iter().map(|(s, b)| Entry(s, b)))
+            .finish()
     }
 }
 
@@ -73,6 +191,11 @@ pub struct EventRecord {
     pub first_lost: u64,
     /// Highest packet number declared lost in the event.
     pub last_lost: u64,
+    /// Earliest send time among the transmissions declared lost in the
+    /// event (0 if none): when the first dropped packet left the sender.
+    pub first_lost_sent: Time,
+    /// The first lost packet numbers of the event, with back-to-back flags.
+    pub lost_seqs: LostSeqs,
 }
 
 /// Counters kept by the sender.
@@ -121,6 +244,8 @@ struct SentPkt {
     len: u32,
     state: PktState,
     retransmitted: bool,
+    /// Left at the same time as the transmission before it.
+    back_to_back: bool,
     flags: PacketFlags,
 }
 
@@ -158,6 +283,14 @@ pub struct Sender {
     rto_deadline: Option<Time>,
     /// The next packet is the second of a pair: send it back to back.
     pair_pending: bool,
+    /// Send time of the latest transmission.
+    last_tx_time: Option<Time>,
+    /// A loss recovery has just started and its first retransmission has not
+    /// left yet: it may leave whatever the window (RFC 6675 §5 step (4.3),
+    /// RFC 5681 §3.2 fast retransmit).
+    fast_rtx: bool,
+    /// Packets declared lost by the ACK being processed.
+    scratch_lost: LostSeqs,
     stats: SenderStats,
     start_time: Time,
 }
@@ -200,6 +333,9 @@ impl Sender {
             ce_seen: 0,
             rto_deadline: None,
             pair_pending: false,
+            last_tx_time: None,
+            fast_rtx: false,
+            scratch_lost: LostSeqs::new(),
             stats: SenderStats::default(),
             start_time: now,
         }
@@ -296,6 +432,12 @@ impl Sender {
 
     /// True if window and data allow sending now (ignoring pacing).
     fn window_open(&mut self) -> bool {
+        if self.fast_rtx {
+            if self.next_retransmit().is_some() {
+                return true;
+            }
+            self.fast_rtx = false;
+        }
         (self.in_flight as f64) < self.window()
             && (self.next_retransmit().is_some() || self.has_new_data())
     }
@@ -312,6 +454,7 @@ impl Sender {
         let (seq, retransmit) = match self.next_retransmit() {
             Some(seq) => {
                 self.lost_queue.pop_front();
+                self.fast_rtx = false;
                 (seq, true)
             }
             None => {
@@ -326,6 +469,7 @@ impl Sender {
                     len,
                     state: PktState::InFlight,
                     retransmitted: false,
+                    back_to_back: false,
                     flags: PacketFlags::NONE,
                 });
                 (seq, false)
@@ -345,8 +489,11 @@ impl Sender {
         let tx_index = self.tx_counter;
         let delivered = self.delivered;
         let in_flight = self.in_flight;
+        let back_to_back = self.last_tx_time == Some(now);
+        self.last_tx_time = Some(now);
         let slot = self.slot(seq);
         slot.sent_time = now;
+        slot.back_to_back = back_to_back;
         slot.tx_index = tx_index;
         slot.delivered_at_send = delivered;
         slot.in_flight_at_send = in_flight + 1;
@@ -360,6 +507,9 @@ impl Sender {
         self.stats.bytes_sent += len as u64;
         if retransmit {
             self.stats.retransmits += 1;
+            if self.cfg.rto_restart_on_head_retransmit && seq == self.snd_una {
+                self.rto_deadline = Some(now + self.rtt.rto());
+            }
         }
         if self.rto_deadline.is_none() {
             self.rto_deadline = Some(now + self.rtt.rto());
@@ -417,12 +567,16 @@ impl Sender {
         self.rtt.back_off();
         let mut lost = 0u32;
         let (mut first, mut last) = (u64::MAX, 0u64);
+        let mut first_sent = Time::MAX;
+        let mut seqs = LostSeqs::new();
         for i in 0..self.pkts.len() {
             if self.pkts[i].state == PktState::InFlight {
                 self.pkts[i].state = PktState::Lost;
                 let seq = self.snd_una + i as u64;
                 first = first.min(seq);
                 last = last.max(seq);
+                first_sent = first_sent.min(self.pkts[i].sent_time);
+                seqs.push(seq, self.pkts[i].back_to_back);
                 lost += 1;
             }
         }
@@ -445,11 +599,14 @@ impl Sender {
             lost,
             first_lost: if lost > 0 { first } else { 0 },
             last_lost: last,
+            first_lost_sent: if lost > 0 { first_sent } else { 0 },
+            lost_seqs: seqs,
         });
         self.in_recovery = true;
         self.recovery_point = self.next_seq;
         self.recovery_event = Some(self.stats.events.len() - 1);
         self.pair_pending = false;
+        self.fast_rtx = false;
         self.cc.on_rto(now);
         self.refresh_control();
         self.pacer.reset(now);
@@ -559,6 +716,8 @@ impl Sender {
         // transmission order, which also catches lost retransmissions).
         let mut newly_lost = 0u32;
         let (mut first_lost, mut last_lost) = (u64::MAX, 0u64);
+        let mut first_lost_sent = Time::MAX;
+        self.scratch_lost.clear();
         let thresh = self.cfg.dupthresh as u64;
         while let Some(&(tx, seq)) = self.tx_order.front() {
             if tx + thresh > self.highest_delivered_tx {
@@ -577,6 +736,8 @@ impl Sender {
                 newly_lost += 1;
                 first_lost = first_lost.min(seq);
                 last_lost = last_lost.max(seq);
+                first_lost_sent = first_lost_sent.min(p.sent_time);
+                self.scratch_lost.push(seq, p.back_to_back);
             }
         }
         self.stats.packets_lost += newly_lost as u64;
@@ -598,10 +759,13 @@ impl Sender {
                     if newly_lost > 0 {
                         if rec.lost == 0 {
                             rec.first_lost = first_lost;
+                            rec.first_lost_sent = first_lost_sent;
                         }
                         rec.lost += newly_lost;
                         rec.first_lost = rec.first_lost.min(first_lost);
                         rec.last_lost = rec.last_lost.max(last_lost);
+                        rec.first_lost_sent = rec.first_lost_sent.min(first_lost_sent);
+                        rec.lost_seqs.extend(&self.scratch_lost);
                     }
                 }
             } else {
@@ -616,8 +780,13 @@ impl Sender {
                     lost: newly_lost,
                     first_lost: if newly_lost > 0 { first_lost } else { 0 },
                     last_lost,
+                    first_lost_sent: if newly_lost > 0 { first_lost_sent } else { 0 },
+                    lost_seqs: self.scratch_lost,
                 });
                 self.recovery_event = Some(self.stats.events.len() - 1);
+                // RFC 6675 §5 (4.3): retransmit the first lost packet now,
+                // even though the flight exceeds the reduced window.
+                self.fast_rtx = self.cfg.fast_retransmit && newly_lost > 0;
                 let ev = CongestionEvent {
                     cause,
                     lost: newly_lost,
@@ -762,6 +931,103 @@ mod tests {
     }
 
     #[test]
+    fn events_record_lost_seqs_send_times_and_back_to_back_pairs() {
+        let mut s = Sender::new(SenderConfig::default(), fixed(10.0), 0);
+        // 0 and 1 leave alone, 2..=9 back to back at time 5.
+        s.poll_transmit(1).unwrap();
+        s.poll_transmit(3).unwrap();
+        for _ in 2..10 {
+            s.poll_transmit(5).unwrap();
+        }
+        // 1 and 6 are lost; 0, 2..=5, 7..=9 arrive.
+        s.handle_ack(100, &ack(1, &[(2, 6)], 5, 5));
+        s.handle_ack(101, &ack(1, &[(2, 6), (7, 10)], 9, 5));
+        let ev = s.stats().events[0];
+        assert_eq!(ev.lost, 2);
+        assert_eq!((ev.first_lost, ev.last_lost), (1, 6));
+        assert_eq!(ev.first_lost_sent, 3);
+        assert_eq!(ev.lost_seqs.seqs(), &[1, 6]);
+        assert!(!ev.lost_seqs.back_to_back(0));
+        assert!(ev.lost_seqs.back_to_back(1));
+        assert_eq!(format!("{:?}", ev.lost_seqs), "[1, 6*]");
+        // The list is bounded; the count is not.
+        let mut l = LostSeqs::new();
+        for i in 0..(LOST_SEQS_CAP as u64 + 5) {
+            l.push(i, i % 2 == 1);
+        }
+        assert_eq!(l.len(), LOST_SEQS_CAP);
+        assert!(l.back_to_back(LOST_SEQS_CAP - 1) && !l.back_to_back(LOST_SEQS_CAP));
+        let mut m = LostSeqs::new();
+        m.push(7, false);
+        m.extend(&l);
+        assert_eq!(m.len(), LOST_SEQS_CAP);
+        assert_eq!(m.seqs()[..3], [7, 0, 1]);
+        l.clear();
+        assert!(l.is_empty());
+        assert_eq!(l, LostSeqs::new());
+    }
+
+    /// A controller that halves its window on a congestion event.
+    struct Halving(f64);
+    impl Controller for Halving {
+        fn name(&self) -> &'static str {
+            "halving"
+        }
+        fn control(&self) -> Control {
+            Control {
+                cwnd: Some(self.0),
+                ..Control::default()
+            }
+        }
+        fn on_ack(&mut self, _now: Time, _ack: &AckSample) {}
+        fn on_congestion_event(&mut self, _now: Time, _ev: &CongestionEvent) {
+            self.0 /= 2.0;
+        }
+        fn on_rto(&mut self, _now: Time) {
+            self.0 = 1.0;
+        }
+    }
+
+    #[test]
+    fn first_retransmission_leaves_at_once_whatever_the_window() {
+        // Off by default: the retransmission waits for the window.
+        let mut s = Sender::new(SenderConfig::default(), Box::new(Halving(10.0)), 0);
+        for _ in 0..10 {
+            s.poll_transmit(1).unwrap();
+        }
+        s.handle_ack(100, &ack(0, &[(1, 4)], 3, 1));
+        assert!(s.poll_transmit(100).is_none());
+        let cfg = SenderConfig {
+            fast_retransmit: true,
+            ..SenderConfig::default()
+        };
+        let mut s = Sender::new(cfg, Box::new(Halving(10.0)), 0);
+        for _ in 0..10 {
+            s.poll_transmit(1).unwrap();
+        }
+        // 0 lost, 1..=3 arrive: loss detected, window 5 < 6 in flight.
+        s.handle_ack(100, &ack(0, &[(1, 4)], 3, 1));
+        assert_eq!(s.control().cwnd, Some(5.0));
+        assert_eq!(s.in_flight(), 6);
+        // RFC 6675 (4.3): the retransmission of 0 goes anyway ...
+        let p = s.poll_transmit(100).unwrap();
+        assert_eq!(p.seq, 0);
+        // ... but nothing else until the flight is below the window.
+        assert!(s.poll_transmit(100).is_none());
+        // 4 arrives: 6 in flight still; a second loss (5, after 6..=8 arrive)
+        // in the same recovery leaves only when the window allows.
+        s.handle_ack(105, &ack(0, &[(1, 5)], 4, 1));
+        assert!(s.poll_transmit(105).is_none());
+        s.handle_ack(110, &ack(0, &[(1, 5), (6, 9)], 8, 1));
+        assert_eq!(s.stats().events[0].lost, 2);
+        assert_eq!(s.in_flight(), 2);
+        assert_eq!(s.poll_transmit(110).unwrap().seq, 5);
+        assert_eq!(s.poll_transmit(110).unwrap().seq, 10);
+        assert_eq!(s.poll_transmit(110).unwrap().seq, 11);
+        assert!(s.poll_transmit(110).is_none());
+    }
+
+    #[test]
     fn lost_retransmission_detected_by_transmission_order() {
         let mut s = Sender::new(SenderConfig::default(), fixed(20.0), 0);
         for _ in 0..10 {
@@ -842,5 +1108,67 @@ mod tests {
         assert!(s.poll_transmit(0).is_none());
         assert_eq!(s.poll_timeout(), Some(MILLISECOND));
         assert!(s.poll_transmit(MILLISECOND).is_some());
+    }
+}
+
+#[cfg(test)]
+mod head_retransmit_rto_tests {
+    use super::*;
+
+    struct Window(f64);
+    impl Controller for Window {
+        fn name(&self) -> &'static str {
+            "window"
+        }
+        fn control(&self) -> Control {
+            Control {
+                cwnd: Some(self.0),
+                ..Control::default()
+            }
+        }
+        fn on_ack(&mut self, _now: Time, _ack: &AckSample) {}
+        fn on_congestion_event(&mut self, _now: Time, _ev: &CongestionEvent) {}
+        fn on_rto(&mut self, _now: Time) {}
+    }
+
+    fn sack_ack(cum: u64, s: u64, e: u64, echo: u64, ts: Time) -> AckPacket {
+        let mut a = AckPacket {
+            cum_ack: cum,
+            echo_seq: echo,
+            ts_echo: ts,
+            ..Default::default()
+        };
+        a.sack[0] = (s, e);
+        a.n_sack = 1;
+        a
+    }
+
+    /// A sparse-ACK flow: packet 0 is lost, one SACK reports 1..10; the
+    /// retransmission of the head restarts the RTO only when asked to.
+    #[test]
+    fn head_retransmission_restarts_the_rto_when_configured() {
+        for restart in [false, true] {
+            let cfg = SenderConfig {
+                initial_rto: SECOND,
+                rto_restart_on_head_retransmit: restart,
+                ..Default::default()
+            };
+            let mut s = Sender::new(cfg, Box::new(Window(100.0)), 0);
+            for _ in 0..10 {
+                s.poll_transmit(0).unwrap();
+            }
+            assert_eq!(s.poll_timeout(), Some(SECOND));
+            s.handle_ack(500 * MILLISECOND, &sack_ack(0, 1, 10, 9, 1));
+            assert_eq!(s.stats().packets_lost, 1);
+            let p = s.poll_transmit(600 * MILLISECOND).unwrap();
+            assert_eq!(p.seq, 0);
+            let rto = s.rtt().rto();
+            let expect = if restart {
+                600 * MILLISECOND + rto
+            } else {
+                SECOND
+            };
+            assert_eq!(s.poll_timeout(), Some(expect), "restart={restart}");
+        }
     }
 }
