@@ -277,6 +277,13 @@ pub struct Sender {
     in_flight: u32,
     delivered: u64,
     in_recovery: bool,
+    /// The current recovery episode was started by a retransmission timeout:
+    /// new congestion events are still suppressed until the recovery point,
+    /// but the controller is told it is not in fast recovery, so that slow
+    /// start proceeds while the lost window is resent (RFC 5681 §3.1).
+    recovery_after_rto: bool,
+    /// When the current recovery episode started.
+    recovery_start: Time,
     recovery_point: u64,
     recovery_event: Option<usize>,
     ce_seen: u64,
@@ -328,6 +335,8 @@ impl Sender {
             in_flight: 0,
             delivered: 0,
             in_recovery: false,
+            recovery_after_rto: false,
+            recovery_start: 0,
             recovery_point: 0,
             recovery_event: None,
             ce_seen: 0,
@@ -603,6 +612,8 @@ impl Sender {
             lost_seqs: seqs,
         });
         self.in_recovery = true;
+        self.recovery_after_rto = true;
+        self.recovery_start = now;
         self.recovery_point = self.next_seq;
         self.recovery_event = Some(self.stats.events.len() - 1);
         self.pair_pending = false;
@@ -717,6 +728,7 @@ impl Sender {
         let mut newly_lost = 0u32;
         let (mut first_lost, mut last_lost) = (u64::MAX, 0u64);
         let mut first_lost_sent = Time::MAX;
+        let mut last_lost_sent = 0;
         self.scratch_lost.clear();
         let thresh = self.cfg.dupthresh as u64;
         while let Some(&(tx, seq)) = self.tx_order.front() {
@@ -737,6 +749,7 @@ impl Sender {
                 first_lost = first_lost.min(seq);
                 last_lost = last_lost.max(seq);
                 first_lost_sent = first_lost_sent.min(p.sent_time);
+                last_lost_sent = last_lost_sent.max(p.sent_time);
                 self.scratch_lost.push(seq, p.back_to_back);
             }
         }
@@ -752,8 +765,13 @@ impl Sender {
         } else {
             None
         };
+        // After a timeout the sender slow-starts while it resends the lost
+        // window; losing a packet it sent after the timeout is new
+        // congestion and must end slow start, even before the recovery point.
+        let lost_after_rto =
+            self.recovery_after_rto && newly_lost > 0 && last_lost_sent >= self.recovery_start;
         if let Some(cause) = cause {
-            if self.in_recovery {
+            if self.in_recovery && !lost_after_rto {
                 if let Some(ev) = self.recovery_event {
                     let rec = &mut self.stats.events[ev];
                     if newly_lost > 0 {
@@ -770,6 +788,13 @@ impl Sender {
                 }
             } else {
                 self.in_recovery = true;
+                // A new event inside a timeout's recovery (see above) cuts
+                // the window but stays a timeout recovery: the controller
+                // keeps growing its reduced window while the rest of the
+                // lost window is resent, as Linux does in its Loss state,
+                // instead of freezing it for the many RTTs that takes.
+                self.recovery_after_rto = lost_after_rto;
+                self.recovery_start = now;
                 self.recovery_point = self.next_seq;
                 self.stats.congestion_events += 1;
                 self.stats.events.push(EventRecord {
@@ -817,7 +842,7 @@ impl Sender {
                 was_probe,
                 pair_dispersion: dispersion,
                 pair_bytes: self.cfg.mss + self.cfg.header,
-                in_recovery: self.in_recovery,
+                in_recovery: self.in_recovery && !self.recovery_after_rto,
                 app_limited: false,
             };
             self.cc.on_ack(now, &sample);
@@ -870,7 +895,7 @@ mod tests {
         })
     }
 
-    fn ack(cum: u64, sack: &[(u64, u64)], echo: u64, ts: Time) -> AckPacket {
+    pub(super) fn ack(cum: u64, sack: &[(u64, u64)], echo: u64, ts: Time) -> AckPacket {
         let mut a = AckPacket {
             cum_ack: cum,
             echo_seq: echo,
@@ -1113,6 +1138,7 @@ mod tests {
 
 #[cfg(test)]
 mod head_retransmit_rto_tests {
+    use super::tests::ack;
     use super::*;
 
     struct Window(f64);
@@ -1170,5 +1196,76 @@ mod head_retransmit_rto_tests {
             };
             assert_eq!(s.poll_timeout(), Some(expect), "restart={restart}");
         }
+    }
+
+    /// Shares what the controller saw with the test.
+    #[derive(Default)]
+    struct Seen {
+        events: std::sync::atomic::AtomicU32,
+        last_in_recovery: std::sync::atomic::AtomicBool,
+    }
+    struct Recorder(std::sync::Arc<Seen>, f64);
+    impl Controller for Recorder {
+        fn name(&self) -> &'static str {
+            "recorder"
+        }
+        fn control(&self) -> Control {
+            Control {
+                cwnd: Some(self.1),
+                ..Default::default()
+            }
+        }
+        fn on_ack(&mut self, _now: Time, ack: &AckSample) {
+            self.0
+                .last_in_recovery
+                .store(ack.in_recovery, std::sync::atomic::Ordering::Relaxed);
+        }
+        fn on_congestion_event(&mut self, _now: Time, _ev: &CongestionEvent) {
+            self.0
+                .events
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        fn on_rto(&mut self, _now: Time) {}
+    }
+
+    #[test]
+    fn after_a_timeout_slow_start_runs_and_new_losses_are_new_events() {
+        use std::sync::atomic::Ordering::Relaxed;
+        let seen = std::sync::Arc::new(Seen::default());
+        let mut s = Sender::new(
+            SenderConfig::default(),
+            Box::new(Recorder(seen.clone(), 10.0)),
+            0,
+        );
+        for _ in 0..10 {
+            s.poll_transmit(0).unwrap();
+        }
+        s.handle_timeout(SECOND); // everything presumed lost
+        let resent: Vec<u64> =
+            std::iter::from_fn(|| s.poll_transmit(SECOND).map(|p| p.seq)).collect();
+        assert_eq!(resent.len(), 10);
+        // Packet 0 arrives: the controller is not told "in recovery", so a
+        // window controller may slow-start while the rest is resent.
+        s.handle_ack(SECOND + 100, &ack(1, &[], 0, SECOND));
+        assert!(
+            s.in_recovery(),
+            "events still suppressed below the recovery point"
+        );
+        assert!(!seen.last_in_recovery.load(Relaxed));
+        assert_eq!(seen.events.load(Relaxed), 0, "the timeout itself is on_rto");
+        // Packet 1's retransmission (sent after the timeout) is lost: 2..=4
+        // arrive. That is new congestion: a congestion event, although the
+        // recovery point (10) has not been reached.
+        s.handle_ack(SECOND + 200, &ack(1, &[(2, 5)], 4, SECOND));
+        assert_eq!(s.stats().packets_lost, 10 + 1);
+        assert_eq!(seen.events.load(Relaxed), 1);
+        // ... which cuts the window but leaves it free to grow while the rest
+        // of the lost window is resent.
+        assert!(!seen.last_in_recovery.load(Relaxed));
+        // A second loss of a packet sent before that new event is the same
+        // congestion: no further event.
+        s.handle_ack(SECOND + 300, &ack(1, &[(2, 6)], 5, SECOND));
+        assert_eq!(s.stats().packets_lost, 10 + 1, "5 arrived");
+        assert_eq!(seen.events.load(Relaxed), 1);
     }
 }
