@@ -15,6 +15,7 @@ mod output;
 mod plot;
 mod run;
 mod table;
+mod transfer;
 
 /// The built-in quick-start scenario, run when `dropless run` gets no file.
 pub const QUICKSTART: &str = include_str!("../../../scenarios/quickstart.toml");
@@ -87,6 +88,35 @@ enum Command {
     /// Show every controller, queue discipline and traffic kind with parameters and defaults
     #[command(after_help = LIST_HELP)]
     List(ListArgs),
+    /// Send a file over UDP with a dropless controller
+    #[command(after_help = transfer::SEND_HELP)]
+    Send(transfer::SendArgs),
+    /// Receive one file over UDP
+    #[command(after_help = transfer::RECV_HELP)]
+    Recv(transfer::RecvArgs),
+    /// Closed-form models (FAST and Vegas equilibria, thesis chapter 4)
+    #[command(after_help = MODEL_HELP)]
+    Model {
+        #[command(subcommand)]
+        which: ModelCmd,
+    },
+}
+
+const MODEL_HELP: &str = "\
+Examples:
+  dropless model fast persistent --flows 10 --alpha 200 --capacity 12500
+  dropless model fast new-flow --max-flows 15 --alpha 50 --rtt 0.2
+  dropless model fast two-flow --json";
+
+/// Model families.
+#[derive(Subcommand, Debug)]
+enum ModelCmd {
+    /// FAST / Vegas equilibria: persistent, vegas, new-flow, two-flow, alpha
+    Fast {
+        /// Model name and its arguments (`dropless model fast --help` lists them)
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
 /// Arguments of `dropless run`.
@@ -198,6 +228,17 @@ fn main() -> ExitCode {
             list::list(a.what);
             Ok(())
         }
+        Command::Send(a) => transfer::send(&a),
+        Command::Recv(a) => transfer::recv(&a),
+        Command::Model {
+            which: ModelCmd::Fast { args },
+        } => match dropless_model::fast::cli::run(&args) {
+            Ok(s) => {
+                print!("{s}");
+                Ok(())
+            }
+            Err(e) => Err(Failure::Input(e)),
+        },
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,

@@ -273,7 +273,7 @@ fn set_overrides_are_recorded_and_change_the_result() {
         "--out",
         base.to_str().unwrap(),
         "--set",
-        "duration=8s",
+        "duration=12s",
         "-q",
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -283,7 +283,7 @@ fn set_overrides_are_recorded_and_change_the_result() {
         "--out",
         over.to_str().unwrap(),
         "--set",
-        "duration=8s",
+        "duration=12s",
         "--set",
         "topology.bottleneck.rate=50Mbps",
         "--set",
@@ -301,7 +301,7 @@ fn set_overrides_are_recorded_and_change_the_result() {
     assert_eq!(
         b["overrides"],
         serde_json::json!([
-            "duration=8s",
+            "duration=12s",
             "topology.bottleneck.rate=50Mbps",
             "flows[1].cc=cubic",
             "flows[*].rtt=30ms",
@@ -616,4 +616,66 @@ fn help_has_examples_for_every_subcommand() {
     // Usage errors are reported by clap with exit code 2.
     let out = dropless(&["run", "--bogus"]);
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// Same seed: every output file is byte-identical, except the wall-clock
+/// fields of summary.json (`wall_time_s` and the `*_per_wall_s` speeds),
+/// which are removed before comparing. Another seed changes the cross traffic.
+#[test]
+fn same_seed_gives_byte_identical_outputs() {
+    let s = Scratch::new("determinism");
+    let run = |dir: &str, seed: &str| {
+        let out = s.path().join(dir);
+        let o = dropless(&[
+            "run",
+            "scenarios/cross-traffic.toml",
+            "--out",
+            out.to_str().unwrap(),
+            "--set",
+            "duration=12s",
+            "--set",
+            seed,
+            "--series",
+            "both",
+            "--quiet",
+        ]);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        out
+    };
+    let a = run("a", "seed=11");
+    let b = run("b", "seed=11");
+    let c = run("c", "seed=12");
+    let mut names: Vec<String> = std::fs::read_dir(&a)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(
+        names.iter().any(|n| n.ends_with(".png")) && names.iter().any(|n| n.ends_with(".parquet"))
+    );
+    let strip = |p: &Path| {
+        let mut v = read_json(p);
+        v.as_object_mut().unwrap().remove("wall_time_s");
+        let c = v["counters"].as_object_mut().unwrap();
+        c.retain(|k, _| !k.ends_with("_per_wall_s"));
+        v
+    };
+    for n in &names {
+        if n == "summary.json" {
+            assert_eq!(strip(&a.join(n)), strip(&b.join(n)));
+        } else {
+            assert!(
+                std::fs::read(a.join(n)).unwrap() == std::fs::read(b.join(n)).unwrap(),
+                "{n} differs between two runs with the same seed"
+            );
+        }
+    }
+    assert!(
+        std::fs::read(a.join("links.csv")).unwrap() != std::fs::read(c.join("links.csv")).unwrap(),
+        "another seed should change the cross traffic and so the queue"
+    );
+    assert_ne!(
+        read_json(&a.join("summary.json"))["counters"]["cross_packets"],
+        read_json(&c.join("summary.json"))["counters"]["cross_packets"]
+    );
 }
