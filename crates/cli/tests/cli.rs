@@ -273,7 +273,7 @@ fn set_overrides_are_recorded_and_change_the_result() {
         "--out",
         base.to_str().unwrap(),
         "--set",
-        "duration=12s",
+        "duration=8s",
         "-q",
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -283,7 +283,7 @@ fn set_overrides_are_recorded_and_change_the_result() {
         "--out",
         over.to_str().unwrap(),
         "--set",
-        "duration=12s",
+        "duration=8s",
         "--set",
         "topology.bottleneck.rate=50Mbps",
         "--set",
@@ -301,7 +301,7 @@ fn set_overrides_are_recorded_and_change_the_result() {
     assert_eq!(
         b["overrides"],
         serde_json::json!([
-            "duration=12s",
+            "duration=8s",
             "topology.bottleneck.rate=50Mbps",
             "flows[1].cc=cubic",
             "flows[*].rtt=30ms",
