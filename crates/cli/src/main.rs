@@ -10,10 +10,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+mod bench;
 mod list;
 mod output;
 mod plot;
 mod run;
+mod sweep;
 mod table;
 mod transfer;
 
@@ -100,6 +102,15 @@ enum Command {
         #[command(subcommand)]
         which: ModelCmd,
     },
+    /// Benchmark the simulator on fixed cases A-D (medians of several runs)
+    #[command(after_help = bench::BENCH_HELP)]
+    Bench(bench::BenchArgs),
+    /// One benchmark run in this process (used by `bench`)
+    #[command(hide = true)]
+    BenchOne(bench::BenchOneArgs),
+    /// Run a grid of scenario variants across all cores into one table
+    #[command(after_help = sweep::SWEEP_HELP)]
+    Sweep(sweep::SweepArgs),
 }
 
 const MODEL_HELP: &str = "\
@@ -230,6 +241,9 @@ fn main() -> ExitCode {
         }
         Command::Send(a) => transfer::send(&a),
         Command::Recv(a) => transfer::recv(&a),
+        Command::Bench(a) => bench::bench(&a),
+        Command::BenchOne(a) => bench::bench_one(&a),
+        Command::Sweep(a) => sweep::sweep(&a),
         Command::Model {
             which: ModelCmd::Fast { args },
         } => match dropless_model::fast::cli::run(&args) {

@@ -65,7 +65,7 @@ fn out_dir(a: &RunArgs, s: &Scenario) -> PathBuf {
 
 /// The directory an output directory is built in before it is renamed into
 /// place: a hidden sibling.
-fn temp_sibling(dir: &Path, what: &str) -> PathBuf {
+pub(crate) fn temp_sibling(dir: &Path, what: &str) -> PathBuf {
     let name = dir
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -203,7 +203,7 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
 }
 
 /// Moves `tmp` to `dir`, replacing an existing `dir`.
-fn replace_dir(tmp: &Path, dir: &Path) -> std::io::Result<()> {
+pub(crate) fn replace_dir(tmp: &Path, dir: &Path) -> std::io::Result<()> {
     if dir.exists() {
         let old = temp_sibling(dir, "old");
         std::fs::rename(dir, &old)?;
