@@ -64,6 +64,12 @@ enum Kind {
     Sample = 5,
 }
 
+/// Bits of an event's index (link, flow or source); the kind takes 3 more
+/// bits of the event queue's 24-bit payload.
+const ID_BITS: u32 = 21;
+/// Most links, flows or cross-traffic sources one simulation may hold.
+pub const MAX_OBJECTS: usize = 1 << ID_BITS;
+
 impl Kind {
     #[inline]
     fn from_u8(k: u8) -> Kind {
@@ -308,6 +314,16 @@ impl Simulation {
         if cfg.duration == 0 {
             return Err(err("duration", "must be positive"));
         }
+        if cfg.flows.len() * 2 + cfg.topology.links().len() + cfg.cross.len() >= MAX_OBJECTS {
+            return Err(err(
+                "flows",
+                format!(
+                    "{} flows: at most about {} flows (plus links and sources) per simulation",
+                    cfg.flows.len(),
+                    MAX_OBJECTS / 2
+                ),
+            ));
+        }
         let shared = cfg.topology.links();
         if shared.is_empty() {
             return Err(err("topology", "needs at least one link"));
@@ -482,7 +498,8 @@ impl Simulation {
 
     #[inline]
     fn push(&mut self, time: Time, kind: Kind, id: u32) {
-        self.events.push(time, ((kind as u64) << 32) | id as u64);
+        self.events
+            .push(time, ((kind as u64) << ID_BITS) | id as u64);
     }
 
     /// Current simulated time.
@@ -511,8 +528,8 @@ impl Simulation {
         while let Some((time, payload)) = self.events.pop_until(t) {
             self.now = time;
             self.events_processed += 1;
-            let id = payload as u32 as usize;
-            match Kind::from_u8((payload >> 32) as u8) {
+            let id = (payload & ((1 << ID_BITS) - 1)) as usize;
+            match Kind::from_u8((payload >> ID_BITS) as u8) {
                 Kind::PipeArrive => self.pipe_arrive(id),
                 Kind::FlowWake => self.flow_wake(id, time),
                 Kind::AckArrive => self.ack_arrive(id),
