@@ -1,0 +1,91 @@
+//! Diagnostics for TCP-Madison runs (not part of the report): sender-declared
+//! losses vs queue drops, and a time series of the controller's state.
+//!
+//! `cargo run --release -p dropless-sim --example madison_diag -- <fig8a|fig8b|fig8c|fig6|fig7a|fig7b|fig2a|fig2b|fig2c> [secs] [seed] [series]`
+
+#[path = "../tests/common/madison.rs"]
+mod sc;
+
+use dropless_sim::{jain, Simulation};
+use sc::*;
+
+fn main() {
+    let a: Vec<String> = std::env::args().collect();
+    let which = a.get(1).map(|s| s.as_str()).unwrap_or("fig8a");
+    let dur: f64 = a.get(2).and_then(|x| x.parse().ok()).unwrap_or(30.0);
+    let seed: u64 = a.get(3).and_then(|x| x.parse().ok()).unwrap_or(6);
+    let series = a.get(4).is_some();
+    let cfg = match which {
+        "fig8a" => fig8(&FIG8[0], madison(0), s(dur), seed),
+        "fig8b" => fig8(&FIG8[1], madison(0), s(dur), seed),
+        "fig8c" => fig8(&FIG8[2], madison(0), s(dur), seed),
+        "fig2a" => fig2(&FIG2[0], s(dur), seed),
+        "fig2b" => fig2(&FIG2[1], s(dur), seed),
+        "fig2c" => fig2(&FIG2[2], s(dur), seed),
+        "fig6" => fig6(&[60, 140, 246], dur / 150.0, s(dur), seed),
+        "fig7a" => fig7(madison(0), 1_320_000, dur / 122.0, seed),
+        "fig7b" => fig7(madison(0), 140_000, dur / 122.0, seed),
+        _ => panic!("unknown {which}"),
+    };
+    let r = Simulation::new(cfg).unwrap().run();
+    for f in &r.flows {
+        let fs = &r.series.flows[f.id];
+        let qd = fs.drops.last().copied().unwrap_or(0.0);
+        println!(
+            "flow {} {}: goodput {:.1} Mb/s sent {} lost {} ({:.1}/1e4) queue drops {} ({:.1}/1e4) rtx {} events {} rto {} backlog {:.2}",
+            f.id,
+            f.cc,
+            f.goodput_bps / 1e6,
+            f.packets_sent,
+            f.packets_lost,
+            f.loss_per_10k,
+            qd,
+            qd * 1e4 / f.packets_sent.max(1) as f64,
+            f.retransmits,
+            f.congestion_events,
+            f.timeouts,
+            f.avg_backlog_pkts
+        );
+    }
+    for l in &r.links {
+        println!(
+            "link {}: util {:.3} avg queue {:.1} max {} drops {}",
+            l.id, l.utilization, l.avg_queue_pkts, l.max_queue_pkts, l.drops
+        );
+    }
+    let g: Vec<f64> = r.flows.iter().map(|f| f.goodput_bps).collect();
+    println!("jain(all-run goodputs) {:.3}", jain(&g));
+    if series {
+        let t = &r.series.t;
+        let l = &r.series.links[0];
+        for (i, fs) in r.series.flows.iter().enumerate() {
+            let v = |n: &str| fs.var(n).map(|x| x.to_vec()).unwrap_or_default();
+            let (st, u, bf, bt, p, ph) = (
+                v("s_target_mbps"),
+                v("est_u"),
+                v("b_flow"),
+                v("b_target"),
+                v("est_p"),
+                v("rate_changes"),
+            );
+            println!("# flow {i}: t gput s_target est_u true_util b_flow b_target p queue drops rate_changes");
+            for k in 0..t.len() {
+                let g = |x: &Vec<f64>| x.get(k).copied().unwrap_or(f64::NAN);
+                println!(
+                    "{:.1} {:.1} {:.1} {:.3} {:.3} {:.2} {:.2} {:.2e} {:.0} {:.0} {:.0}",
+                    t[k],
+                    fs.goodput_bps[k] / 1e6,
+                    g(&st),
+                    g(&u),
+                    l.utilization[k],
+                    g(&bf),
+                    g(&bt),
+                    g(&p),
+                    l.avg_queue_pkts[k],
+                    fs.drops[k],
+                    g(&ph)
+                );
+            }
+        }
+    }
+}
