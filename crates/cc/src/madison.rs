@@ -322,10 +322,7 @@ impl Madison {
         }
         self.phase = Phase::Avoidance;
         self.pairs_sent = self.pairs_sent.max(2);
-        self.loss = LossRate {
-            p: self.cfg.p_init,
-            ..self.loss
-        };
+        self.loss.p = self.cfg.p_init;
         self.bt = b_target(self.loss.p, self.cfg.d_norm, self.cfg.p_min);
         // Desired probe spacing: tProbe* service times, in [15, 100] ms.
         let lo = secs(self.cfg.min_probe_spacing) * 1e3;
@@ -453,6 +450,11 @@ impl Controller for Madison {
 
     fn on_ack(&mut self, now: Time, ack: &AckSample) {
         self.last_in_flight = ack.in_flight;
+        // §4.3 (2b): "# packets lost" counts every packet of the loss event,
+        // including those declared lost during its recovery.
+        if self.loss.add_to_event(ack.newly_lost) {
+            self.bt = b_target(self.loss.p, self.cfg.d_norm, self.cfg.p_min);
+        }
         if let Some(d) = ack.pair_dispersion {
             self.est.on_pair(d, ack.pair_bytes);
         }
@@ -495,11 +497,16 @@ impl Controller for Madison {
         }
     }
 
+    fn on_recovery_end(&mut self, _now: Time) {
+        self.loss.close_event();
+    }
+
     fn on_rto(&mut self, now: Time) {
         self.outstanding.clear();
         self.quiesced = false;
         self.last_in_flight = 0;
         self.loss.on_loss_event(1);
+        self.loss.close_event();
         self.bt = b_target(self.loss.p, self.cfg.d_norm, self.cfg.p_min);
         match self.phase {
             Phase::Startup => self.restart_startup(now),

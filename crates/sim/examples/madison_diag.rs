@@ -15,7 +15,16 @@ fn main() {
     let dur: f64 = a.get(2).and_then(|x| x.parse().ok()).unwrap_or(30.0);
     let seed: u64 = a.get(3).and_then(|x| x.parse().ok()).unwrap_or(6);
     let series = a.get(4).is_some();
-    let cfg = match which {
+    // MAD_PARAMS="gain=0.25,open_loop=1": extra Madison parameters.
+    let params: Vec<(String, f64)> = std::env::var("MAD_PARAMS")
+        .unwrap_or_default()
+        .split(',')
+        .filter_map(|kv| {
+            let (k, v) = kv.split_once('=')?;
+            Some((k.to_string(), v.parse().ok()?))
+        })
+        .collect();
+    let mut cfg = match which {
         "fig8a" => fig8(&FIG8[0], madison(0), s(dur), seed),
         "fig8b" => fig8(&FIG8[1], madison(0), s(dur), seed),
         "fig8c" => fig8(&FIG8[2], madison(0), s(dur), seed),
@@ -27,6 +36,9 @@ fn main() {
         "fig7b" => fig7(madison(0), 140_000, dur / 122.0, seed),
         _ => panic!("unknown {which}"),
     };
+    for f in cfg.flows.iter_mut().filter(|f| f.cc == "madison") {
+        f.params.extend(params.iter().cloned());
+    }
     let r = Simulation::new(cfg).unwrap().run();
     for f in &r.flows {
         let fs = &r.series.flows[f.id];
