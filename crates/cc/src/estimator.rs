@@ -178,9 +178,34 @@ pub fn utilization_from_backlog(big_b: f64) -> f64 {
     2.0 * b / (2.0 * b + 1.0)
 }
 
+/// Utilization from the total backlog `B` seen by a flow whose own packets
+/// are paced (equally spaced) at utilization `u_flow`:
+/// `U = (2B + U_flow) / (2B + 1)`.
+///
+/// Eq. (8) inverts the M/D/1 waiting time `d = U (12/C) / (2 (1 - U))`,
+/// which holds when every packet at the bottleneck arrives at random. The
+/// paced flow's own packets arrive one `1/S` apart, so they do not queue
+/// behind each other: its probes wait only for the queue that the random
+/// (cross) traffic builds, which grows with the total load,
+/// `d ≈ U_xt (12/C) / (2 (1 - U))` with `U_xt = U - U_flow`. Solving for
+/// `U` gives this formula; with `U_flow = 0` it is eq. (8). Seed 002 §3.2
+/// expects paced traffic to make eq. (8) err ("packet arrivals in some
+/// network paths could be somewhat less bursty than Poisson ... we take
+/// suitable precautions"); this is that precaution, not one of the paper's
+/// equations.
+#[inline]
+pub fn utilization_paced(big_b: f64, u_flow: f64) -> f64 {
+    let b = big_b.max(0.0);
+    let x = u_flow.clamp(0.0, 1.0);
+    (2.0 * b + x) / (2.0 * b + 1.0)
+}
+
 /// The end-host path estimator (seed 002 §3.3).
 #[derive(Clone, Debug)]
 pub struct PathEstimator {
+    /// Use [`utilization_paced`] (the flow paces its packets) instead of
+    /// eq. (8) for `U`.
+    pub paced_u: bool,
     pkt_kb: f64,
     rtt_min: f64,
     /// Ring of the latest probe RTTs (ms) with their send times.
@@ -196,6 +221,7 @@ impl PathEstimator {
     /// An estimator for packets of `wire_size` bytes.
     pub fn new(wire_size: u32) -> Self {
         PathEstimator {
+            paced_u: false,
             pkt_kb: wire_size as f64 * 8.0 / 1000.0,
             rtt_min: f64::INFINITY,
             rtts: [(0.0, 0); RTT_AVG_SAMPLES],
@@ -276,15 +302,24 @@ impl PathEstimator {
     /// All measures for a flow sending `s` packets/ms, once RTTs and a
     /// capacity sample exist.
     pub fn measures(&self, s: f64) -> Option<PathMeasures> {
+        self.measures_with(s, self.rtt_avg()?)
+    }
+
+    /// All measures for a flow sending `s` packets/ms, with `rtt_avg` (ms)
+    /// in place of the six-probe average.
+    pub fn measures_with(&self, s: f64, rtt_avg: f64) -> Option<PathMeasures> {
         let rtt_min = self.rtt_min()?;
-        let rtt_avg = self.rtt_avg()?;
         let c = self.capacity.estimate()?;
         let k = self.pkt_kb;
         let d = (rtt_avg - rtt_min).max(0.0);
         let b = s * d; // eq. (4)
         let big_b = d * c / k; // eq. (6)
-        let u = utilization_from_backlog(big_b); // eq. (8)
         let u_flow = s * k / c; // eq. (9)
+        let u = if self.paced_u {
+            utilization_paced(big_b, u_flow)
+        } else {
+            utilization_from_backlog(big_b) // eq. (8)
+        };
         let x_xt = ((u - u_flow) * c / k).max(0.0); // eq. (10)
         let n = if b > 0.0 { big_b / b } else { 0.0 }; // eq. (11)
         Some(PathMeasures {

@@ -100,6 +100,13 @@ pub struct MadisonConfig {
     pub gain: f64,
     /// Open loop (Fig. 2): compute `S_target` once after start-up and keep it.
     pub open_loop: bool,
+    /// Rule (2d)'s "two consecutive values of b" are averages over disjoint
+    /// sets of six probes (true) or consecutive sliding averages that share
+    /// five of their six probes (false).
+    pub disjoint_b: bool,
+    /// Estimate `U` with [`crate::estimator::utilization_paced`] (the
+    /// flow's own packets are paced) instead of eq. (8).
+    pub paced_u: bool,
 }
 
 impl Default for MadisonConfig {
@@ -118,6 +125,8 @@ impl Default for MadisonConfig {
             quiesce: true,
             gain: 1.0,
             open_loop: false,
+            disjoint_b: true,
+            paced_u: false,
         }
     }
 }
@@ -187,7 +196,14 @@ pub struct Madison {
     pending: bool,
     pending_backcalc: bool,
     last_b: [f64; 2],
+    /// The `RTT_avg` behind each of `last_b`.
+    last_avg: [f64; 2],
     n_last_b: usize,
+    /// Rule (2d) fired: `RTT_avg` to use for the new `S_target` (the mean of
+    /// the two averages that were off target).
+    pending_avg: Option<f64>,
+    /// Probe RTTs since the last stored `b` (rule (2d), `disjoint_b`).
+    probes_since_b: usize,
     /// (U used, x before) at the last rate change, for the n_D back-calculation.
     prev_change: Option<(f64, f64)>,
     probe_spacing_ms: f64,
@@ -208,7 +224,11 @@ impl Madison {
         Madison {
             cfg,
             wire: wire_size,
-            est: PathEstimator::new(wire_size),
+            est: {
+                let mut e = PathEstimator::new(wire_size);
+                e.paced_u = cfg.paced_u;
+                e
+            },
             loss: LossRate::new(cfg.p_init),
             rng: seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
             phase: Phase::Startup,
@@ -227,7 +247,10 @@ impl Madison {
             pending: false,
             pending_backcalc: false,
             last_b: [0.0; 2],
+            last_avg: [0.0; 2],
             n_last_b: 0,
+            pending_avg: None,
+            probes_since_b: 0,
             prev_change: None,
             probe_spacing_ms: secs(cfg.min_probe_spacing) * 1e3,
             next_probe: 0,
@@ -336,7 +359,11 @@ impl Madison {
 
     /// Computes a new `S_target` (eq. (12) with (13) or (14)).
     fn recompute(&mut self, now: Time, backcalc: bool) {
-        let Some(m) = self.est.measures(self.s) else {
+        let m = match self.pending_avg.take() {
+            Some(avg) if self.cfg.disjoint_b => self.est.measures_with(self.s, avg),
+            _ => self.est.measures(self.s),
+        };
+        let Some(m) = m else {
             return;
         };
         let k = self.pkt_kb();
@@ -369,6 +396,7 @@ impl Madison {
         self.pending = false;
         self.pending_backcalc = false;
         self.n_last_b = 0;
+        self.probes_since_b = 0;
         self.rate_changes += 1;
         let hi = secs(self.cfg.max_probe_spacing) * 1e3;
         let lo = secs(self.cfg.min_probe_spacing) * 1e3;
@@ -399,6 +427,7 @@ impl Madison {
             // (2d) on every probe ACK: within 20% of the target, n_D = n.
             let b = m.b;
             let bt = self.bt;
+            self.probes_since_b += 1;
             if (b - bt).abs() <= self.cfg.within * bt {
                 self.reached = true;
                 self.n_d = m.n.max(1.0);
@@ -411,7 +440,13 @@ impl Madison {
             {
                 // Two consecutive averages (of probes sent at the current
                 // rate) more than 30% off: a new S_target.
+                if self.cfg.disjoint_b && self.probes_since_b < crate::estimator::RTT_AVG_SAMPLES {
+                    self.maybe_recompute(now);
+                    return;
+                }
+                self.probes_since_b = 0;
                 self.last_b[self.n_last_b % 2] = b;
+                self.last_avg[self.n_last_b % 2] = m.rtt_avg;
                 self.n_last_b += 1;
                 if self.n_last_b >= 2
                     && self
@@ -421,6 +456,7 @@ impl Madison {
                 {
                     self.pending = true;
                     self.pending_backcalc = true;
+                    self.pending_avg = Some(0.5 * (self.last_avg[0] + self.last_avg[1]));
                 }
             }
         }
@@ -493,6 +529,7 @@ impl Controller for Madison {
         self.bt = b_target(self.loss.p, self.cfg.d_norm, self.cfg.p_min);
         if self.phase == Phase::Avoidance {
             self.pending = true;
+            self.pending_avg = None;
             self.maybe_recompute(now);
         }
     }

@@ -279,6 +279,8 @@ static SPECS: &[CcSpec] = &[
             "quiesce" = 1.0, "1: stop sending while a requested ACK is late (coarse ACK clocking, section 4.3)";
             "gain" = 1.0, "fraction of the step to a new S_target taken per change, in (0,1]; 1 is the paper, below 1 a damped variant";
             "open_loop" = 0.0, "1: compute S_target once after start-up and keep it (the Fig. 2 experiment)";
+            "disjoint_b" = 1.0, "1: rule (2d) compares two averages of disjoint sets of six probes; 0: two consecutive sliding averages";
+            "paced_u" = 0.0, "1: estimate U as (2B + U_flow)/(2B + 1), allowing for the flow's own pacing; 0: eq. (8)";
         ),
     },
 ];
@@ -590,6 +592,8 @@ pub fn build(
                     quiesce: v.boolean("quiesce")?,
                     gain: v.check("gain", |g| g > 0.0 && g <= 1.0, "in (0, 1]")?,
                     open_loop: v.boolean("open_loop")?,
+                    disjoint_b: v.boolean("disjoint_b")?,
+                    paced_u: v.boolean("paced_u")?,
                     ..MadisonConfig::default()
                 },
                 info.wire_size,

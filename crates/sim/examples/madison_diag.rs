@@ -6,7 +6,7 @@
 #[path = "../tests/common/madison.rs"]
 mod sc;
 
-use dropless_sim::{jain, Simulation};
+use dropless_sim::{jain, path_reports, Simulation};
 use sc::*;
 
 fn main() {
@@ -39,7 +39,48 @@ fn main() {
     for f in cfg.flows.iter_mut().filter(|f| f.cc == "madison") {
         f.params.extend(params.iter().cloned());
     }
-    let r = Simulation::new(cfg).unwrap().run();
+    let r = Simulation::new(cfg.clone()).unwrap().run();
+    for rep in path_reports(&cfg, &r, 0.5) {
+        let q = |n: &str| {
+            rep.get(n)
+                .map(|x| format!("{n} {:.3}/{:.3} ({:+.3})", x.est, x.truth, x.error))
+                .unwrap_or_default()
+        };
+        println!(
+            "report flow {}: {} | {} | {} | {} | {}",
+            rep.flow,
+            q("U"),
+            q("B"),
+            q("n"),
+            q("C"),
+            q("p")
+        );
+    }
+    if which == "fig6" {
+        let k = dur / 150.0;
+        let from = 59.0 * k + (dur - 59.0 * k) / 2.0;
+        let g: Vec<f64> = r
+            .series
+            .flows
+            .iter()
+            .map(|f| window_mean(&f.goodput_bps, &r.series.t, from, dur) / 1e6)
+            .collect();
+        println!("fig6 window goodputs {g:.1?} Jain {:.3}", jain(&g));
+    }
+    if which.starts_with("fig7") {
+        let k = dur / 122.0;
+        let t = &r.series.t;
+        let w = |f: usize, a: f64, b: f64| {
+            window_mean(&r.series.flows[f].goodput_bps, t, a * k, b * k) / 1e6
+        };
+        println!(
+            "fig7 reno1 {:.1} mad {:.1} | reno2 {:.1} mad {:.1} (fair 5.3/24.7)",
+            w(0, 40.0, 60.0),
+            w(1, 40.0, 60.0),
+            w(2, 102.0, 122.0),
+            w(1, 102.0, 122.0)
+        );
+    }
     for f in &r.flows {
         let fs = &r.series.flows[f.id];
         let qd = fs.drops.last().copied().unwrap_or(0.0);

@@ -255,10 +255,24 @@ impl Receiver {
         self.ack_now = false;
         self.unacked = 0;
         self.ack_deadline = None;
+        // Probe-only: an ACK sent only to report SACK state (see
+        // `AckPolicy::ProbeOnly`) echoes no timestamp, so that RTT samples
+        // (RTT_avg, the transport's RTT statistics) still come from the
+        // requested ACKs alone and are not biased toward loss episodes.
+        let ts_echo = match self.policy {
+            AckPolicy::ProbeOnly
+                if !(self.last_flags.contains(PacketFlags::ACK_REQUEST)
+                    || self.last_flags.contains(PacketFlags::PAIR_SECOND)
+                    || self.last_flags.contains(PacketFlags::FIN)) =>
+            {
+                0
+            }
+            _ => self.last_ts,
+        };
         let mut a = AckPacket {
             conn: self.conn,
             cum_ack: self.rcv_nxt,
-            ts_echo: self.last_ts,
+            ts_echo,
             echo_seq: self.last_seq,
             echo_flags: self.last_flags,
             ce_count: self.ce_count,
@@ -370,6 +384,8 @@ mod tests {
         r.handle_data(2, &pkt(3, PacketFlags::NONE));
         let a = r.poll_ack(2).unwrap();
         assert_eq!((a.cum_ack, a.sack_blocks()), (1, &[(3, 4)][..]));
+        // It reports SACK state only: no timestamp echo (no RTT sample).
+        assert_eq!(a.ts_echo, 0);
         // 4, 5 extend the top range: no ACK.
         r.handle_data(3, &pkt(4, PacketFlags::NONE));
         r.handle_data(4, &pkt(5, PacketFlags::NONE));
@@ -390,6 +406,8 @@ mod tests {
         assert_eq!(r.poll_ack(8).map(|a| a.cum_ack), Some(8));
         r.handle_data(9, &pkt(8, PacketFlags::NONE));
         assert!(r.poll_ack(9).is_none());
+        r.handle_data(10, &pkt(9, PacketFlags::ACK_REQUEST));
+        assert_eq!(r.poll_ack(10).unwrap().ts_echo, 1 + 9);
     }
 
     #[test]
