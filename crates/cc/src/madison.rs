@@ -210,6 +210,9 @@ pub struct Madison {
     next_probe: Time,
     next_pair: Time,
     pairs_sent: u32,
+    /// (time, packets delivered) at the latest probe ACKs, oldest first:
+    /// the flow's delivery rate over the span of the `RTT_avg` probes.
+    deliveries: VecDeque<(Time, u64)>,
     /// Send times of packets whose ACK was requested (probes, pair seconds).
     outstanding: VecDeque<Time>,
     quiesced: bool,
@@ -256,6 +259,7 @@ impl Madison {
             next_probe: 0,
             next_pair: 0,
             pairs_sent: 0,
+            deliveries: VecDeque::with_capacity(crate::estimator::RTT_AVG_SAMPLES + 1),
             outstanding: VecDeque::with_capacity(64),
             quiesced: false,
             rate_changes: 0,
@@ -270,7 +274,32 @@ impl Madison {
 
     /// Current path measures at the current rate.
     pub fn measures(&self) -> Option<PathMeasures> {
-        self.est.measures(self.s)
+        self.est.measures(self.s_eff())
+    }
+
+    /// The flow's rate into the bottleneck queue, packets/ms: `S_target`,
+    /// or the delivery rate over the last six probe intervals if lower.
+    ///
+    /// Eqs. (4), (9) and (13) take the flow's utilization and backlog "by
+    /// Little's result" from the rate `S` it has been sending at. Little's
+    /// result counts the packets that enter the queue: when the flow sends
+    /// faster than the link can take (after start-up from crude estimates,
+    /// or after a jump in `b_target`), the excess is dropped, and `S 12/C`
+    /// overstates the flow's share of `U`. Eq. (13) then reads the cross
+    /// traffic as `U - S 12/C`, near 0, and cuts the rate by only ~10% per
+    /// change: on the Fig. 8(b) path a start-up rate of 455 Mb/s (150 Mb/s
+    /// available) took 1.2 s and 6,300 lost packets to come down. With the
+    /// delivery rate the first recomputation lands near the available rate.
+    fn s_eff(&self) -> f64 {
+        match (self.deliveries.front(), self.deliveries.back()) {
+            (Some(&(t0, d0)), Some(&(t1, d1)))
+                if self.deliveries.len() > crate::estimator::RTT_AVG_SAMPLES && t1 > t0 =>
+            {
+                let rate = (d1 - d0) as f64 / ((t1 - t0) as f64 * 1e-6);
+                self.s.min(rate)
+            }
+            _ => self.s,
+        }
     }
 
     /// Current `S_target`, packets/ms (0 during start-up).
@@ -359,15 +388,16 @@ impl Madison {
 
     /// Computes a new `S_target` (eq. (12) with (13) or (14)).
     fn recompute(&mut self, now: Time, backcalc: bool) {
+        let s_eff = self.s_eff();
         let m = match self.pending_avg.take() {
-            Some(avg) if self.cfg.disjoint_b => self.est.measures_with(self.s, avg),
-            _ => self.est.measures(self.s),
+            Some(avg) if self.cfg.disjoint_b => self.est.measures_with(s_eff, avg),
+            _ => self.est.measures(s_eff),
         };
         let Some(m) = m else {
             return;
         };
         let k = self.pkt_kb();
-        let x_now = self.s * k / m.c;
+        let x_now = s_eff * k / m.c;
         if self.reached && backcalc {
             // §3.4: back-calculate n_D from the backlog achieved.
             if let Some((u_prev, x_before)) = self.prev_change {
@@ -381,9 +411,9 @@ impl Madison {
             }
         }
         let s_new = if self.reached {
-            s_target_case2(self.bt, m.x_xt, self.s, self.n_d, m.c, k) // eq. (14)
+            s_target_case2(self.bt, m.x_xt, s_eff, self.n_d, m.c, k) // eq. (14)
         } else {
-            s_target_case1(self.bt, m.u, self.s, m.c, k) // eq. (13)
+            s_target_case1(self.bt, m.u, s_eff, m.c, k) // eq. (13)
         };
         self.prev_change = Some((m.u, x_now));
         let s_new = if self.s > 0.0 {
@@ -423,7 +453,7 @@ impl Madison {
             // (2c): no loss for more than 10/p packets: p = 1/q.
             self.bt = b_target(self.loss.p, self.cfg.d_norm, self.cfg.p_min);
             self.pending = true;
-        } else if let Some(m) = self.est.measures(self.s) {
+        } else if let Some(m) = self.est.measures(self.s_eff()) {
             // (2d) on every probe ACK: within 20% of the target, n_D = n.
             let b = m.b;
             let bt = self.bt;
@@ -508,6 +538,10 @@ impl Controller for Madison {
         self.quiesced = false;
         if ack.was_probe {
             self.est.on_probe_rtt(r, sent);
+            if self.deliveries.len() > crate::estimator::RTT_AVG_SAMPLES {
+                self.deliveries.pop_front();
+            }
+            self.deliveries.push_back((now, ack.delivered));
         } else {
             self.est.on_rtt_min(r);
         }
@@ -644,15 +678,16 @@ impl Controller for Madison {
     }
 
     fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {
-        self.est.trace(self.s, out);
+        self.est.trace(self.s_eff(), out);
         let k = self.pkt_kb();
         out.push(("est_p", self.loss.p));
         out.push(("b_target", self.bt));
         out.push((
             "b_flow",
-            self.est.measures(self.s).map_or(f64::NAN, |m| m.b),
+            self.est.measures(self.s_eff()).map_or(f64::NAN, |m| m.b),
         ));
         out.push(("s_target_mbps", self.s * k));
+        out.push(("s_eff_mbps", self.s_eff() * k));
         out.push(("n_d", self.n_d));
         out.push(("phase", if self.in_avoidance() { 1.0 } else { 0.0 }));
         out.push(("rate_changes", self.rate_changes as f64));

@@ -121,11 +121,12 @@ fn main() {
                 v("est_p"),
                 v("rate_changes"),
             );
-            println!("# flow {i}: t gput s_target est_u true_util b_flow b_target p queue drops rate_changes");
+            let se = v("s_eff_mbps");
+            println!("# flow {i}: t gput s_target est_u true_util b_flow b_target p queue drops rate_changes s_eff");
             for k in 0..t.len() {
                 let g = |x: &Vec<f64>| x.get(k).copied().unwrap_or(f64::NAN);
                 println!(
-                    "{:.1} {:.1} {:.1} {:.3} {:.3} {:.2} {:.2} {:.2e} {:.0} {:.0} {:.0}",
+                    "{:.1} {:.1} {:.1} {:.3} {:.3} {:.2} {:.2} {:.2e} {:.0} {:.0} {:.0} {:.1}",
                     t[k],
                     fs.goodput_bps[k] / 1e6,
                     g(&st),
@@ -136,7 +137,8 @@ fn main() {
                     g(&p),
                     l.avg_queue_pkts[k],
                     fs.drops[k],
-                    g(&ph)
+                    g(&ph),
+                    g(&se)
                 );
             }
         }
