@@ -59,6 +59,33 @@
 //!   [`Controller::on_rto`] below).
 //! * `S_target` is floored at one packet per 100 ms (the equations can
 //!   give ~0 on a saturated link).
+//! * Rule (2d), "two consecutive values of `b` more than 30% off": the two
+//!   values are averages over *disjoint* sets of six probes (`disjoint_b`,
+//!   default) — consecutive sliding averages share five of six samples and
+//!   are not two observations — and the new `S_target` is computed from
+//!   the mean `RTT_avg` of both (twelve probes).
+//! * The flow's rate in eqs. (4), (9)-(11) and (13)-(14) is the rate at which
+//!   its packets enter the bottleneck queue: `S_target`, or the delivery
+//!   rate over the six latest probe intervals when lower (Little's result
+//!   counts accepted packets; see `Madison::s_eff`).
+//!
+//! # Precautions (not in the paper; off by default)
+//!
+//! Seed 002 §3.2 expects the M/D/1 formulas to err when traffic is less
+//! bursty than Poisson and says "we keep in mind the qualitative direction
+//! of the error ... and take suitable precautions". In the simulator, with
+//! Poisson cross traffic and a perfectly paced flow, eq. (8) underestimates
+//! `U` (by up to 0.3 when the flow carries most of the load), so eqs. (13)
+//! and (14) overshoot the available bandwidth. Two parameters correct for
+//! this; `docs/reports/madison.md` reports the protocol with and without:
+//!
+//! * `paced_u`: estimate `U` with
+//!   [`crate::estimator::utilization_paced`], `(2B + U_flow) / (2B + 1)`,
+//!   which does not count the flow's own (paced) packets as queueing.
+//! * `up_gain`: take only this fraction of each rate *increase* (including
+//!   the first rate after start-up, an increase from 0), all of each
+//!   decrease. The estimate from a handful of probes is noisy, and an
+//!   overshoot of a few percent fills a small buffer within an RTT.
 
 use std::collections::VecDeque;
 
@@ -108,7 +135,9 @@ pub struct MadisonConfig {
     /// Estimate `U` with [`crate::estimator::utilization_paced`] (the
     /// flow's own packets are paced) instead of eq. (8).
     pub paced_u: bool,
-    /// Extra factor on `gain` for increases only (1: the paper).
+    /// Fraction of each rate increase taken (times `gain`), including the
+    /// first rate after start-up: 1 is the paper (a precaution below 1; see
+    /// the module docs).
     pub up_gain: f64,
 }
 
@@ -291,9 +320,11 @@ impl Madison {
     /// or after a jump in `b_target`), the excess is dropped, and `S 12/C`
     /// overstates the flow's share of `U`. Eq. (13) then reads the cross
     /// traffic as `U - S 12/C`, near 0, and cuts the rate by only ~10% per
-    /// change: on the Fig. 8(b) path a start-up rate of 455 Mb/s (150 Mb/s
-    /// available) took 1.2 s and 6,300 lost packets to come down. With the
-    /// delivery rate the first recomputation lands near the available rate.
+    /// change: on the Fig. 8(b) path (seed 4) a start-up rate of 455 Mb/s
+    /// (150 Mb/s available) took 1.4 s and 6,325 lost packets to come down.
+    /// With the delivery rate (about 275 Mb/s: the overloaded flow crowds
+    /// out cross traffic too, so it still overstates its share) the cuts
+    /// are larger: 1.0 s and 3,424 lost packets.
     fn s_eff(&self) -> f64 {
         match (self.deliveries.front(), self.deliveries.back()) {
             (Some(&(t0, d0)), Some(&(t1, d1)))
@@ -742,6 +773,31 @@ mod tests {
             assert!((b - bt).abs() < 1e-9, "{b} vs {bt}");
         }
     }
+
+    #[test]
+    fn a_timeout_is_not_a_loss_event() {
+        let mut m = Madison::new(MadisonConfig::default(), 1500, 7);
+        for i in 0..500 {
+            m.on_send(1_000 + i, i, false, 0);
+        }
+        m.on_rto(SECOND_NS);
+        assert_eq!(m.p(), 1e-4);
+        assert!((m.b_target() - 5.085).abs() < 0.005);
+        // A loss event of 3 packets after 500 sent: (3 + 1) / (500 + 1e4).
+        m.on_congestion_event(
+            2 * SECOND_NS,
+            &CongestionEvent {
+                cause: crate::CongestionCause::Loss,
+                lost: 3,
+                in_flight: 10,
+                srtt: 0,
+                min_rtt: 0,
+            },
+        );
+        assert!((m.p() - 4.0 / 10_500.0).abs() < 1e-15);
+    }
+
+    const SECOND_NS: Time = 1_000_000_000;
 
     #[test]
     fn startup_sends_pairs_and_probes_at_15ms() {

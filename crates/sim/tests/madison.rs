@@ -1,7 +1,9 @@
-//! TCP-Madison (seed 002): shortened versions of the Fig. 2, 6, 7 and 8
-//! experiments, checking the "must show" claims. The full-length
-//! runs and the comparison with the paper's numbers are in
-//! `examples/madison_figs.rs` and `docs/reports/madison.md`.
+//! TCP-Madison (seed 002): the Fig. 2, 6, 7 and 8 experiments, checking
+//! the "must show" claims, for the protocol as printed ("paper")
+//! and with the two precautions of `dropless_cc::madison` ([`PRECAUTIONS`]).
+//! Multi-seed claims are about the median over [`SEEDS`]. The report with
+//! the paper's numbers is `docs/reports/madison.md`
+//! (`examples/madison_figs.rs`).
 //!
 //! Claims the simulation does not reproduce are kept as `#[ignore]`d tests
 //! that state the claim, with the reason in the attribute; run them with
@@ -10,7 +12,7 @@
 #[path = "common/madison.rs"]
 mod scenarios;
 use dropless_cc::{MILLISECOND, SECOND};
-use dropless_sim::{jain, path_report, Buffer, LinkSpec, SimConfig, Simulation, Topology};
+use dropless_sim::{path_report, Buffer, FlowSpec, LinkSpec, SimConfig, Simulation, Topology};
 use scenarios::*;
 
 fn quantity(cfg: &SimConfig, flow: usize) -> dropless_sim::PathReport {
@@ -73,20 +75,48 @@ fn probe_only_acks_still_recover_every_loss() {
     assert!(p > 1e-3, "p {p}");
 }
 
-/// Estimator accuracy under Poisson cross traffic, for C, n, B_size and
-/// RTT_min (the thresholds), on the Fig. 2 and Fig. 8(b) paths.
+/// The probe-only receiver's SACK state reaches the sender complete: every
+/// packet the sender declares lost was dropped at the queue (before the
+/// fix: 27,804 declared lost for 2,138 queue drops on this path).
+#[test]
+fn declared_losses_are_queue_drops() {
+    for seed in [6, 7] {
+        let mut f = madison(0);
+        f.stop = Some(s(25.0)); // everything resolved by the end
+        let r = Simulation::new(fig8(&FIG8[0], f, s(30.0), seed))
+            .unwrap()
+            .run();
+        let drops = *r.series.flows[0].drops.last().unwrap() as u64;
+        let fr = &r.flows[0];
+        assert!(drops > 0, "seed {seed}: no drops, nothing tested");
+        assert_eq!(fr.packets_lost, drops, "seed {seed}");
+        assert_eq!(fr.retransmits, drops, "seed {seed}");
+    }
+}
+
+fn single_flow_paths(flow: fn(dropless_cc::Time) -> FlowSpec) -> Vec<(&'static str, SimConfig)> {
+    let mut v = Vec::new();
+    for (i, p) in FIG2.iter().enumerate() {
+        let mut cfg = fig2(p, 30 * SECOND, 11 + i as u64);
+        let mut f = flow(p.rtt_ms * MILLISECOND);
+        f.rtt = cfg.flows[0].rtt;
+        cfg.flows[0] = f;
+        v.push((p.label, cfg));
+    }
+    for (i, p) in FIG8.iter().enumerate() {
+        v.push((p.label, fig8(p, flow(0), 30 * SECOND, 14 + i as u64)));
+    }
+    v
+}
+
+/// Estimator accuracy under Poisson cross traffic on the six single-flow
+/// paths (Figs. 2 and 8): C within 10%, n within 30%, RTT_min within 1%,
+/// B_size within 20% once the buffer has filled — with eq. (8) as printed.
 #[test]
 fn estimator_accuracy_under_poisson_cross_traffic() {
-    let cases = [
-        ("2a", fig2(&FIG2[0], 15 * SECOND, 11)),
-        ("2b", fig2(&FIG2[1], 15 * SECOND, 12)),
-        ("2c", fig2(&FIG2[2], 15 * SECOND, 13)),
-        ("8b", fig8(&FIG8[1], madison(0), 10 * SECOND, 14)),
-    ];
-    for (name, cfg) in cases {
+    for (name, cfg) in single_flow_paths(madison) {
         let rep = quantity(&cfg, 0);
         let q = |n: &str| rep.get(n).unwrap().clone();
-        eprintln!("{name}: {:?}", rep.quantities);
         assert!(q("C").error.abs() <= 0.10, "{name}: C {:?}", q("C"));
         assert!(q("n").error.abs() <= 0.30, "{name}: n {:?}", q("n"));
         assert!(
@@ -104,60 +134,115 @@ fn estimator_accuracy_under_poisson_cross_traffic() {
     }
 }
 
-/// U within 0.05 of the truth: eq. (8) inverts the M/D/1 waiting time,
-/// exact for Poisson arrivals but an underestimate when the flow's own
-/// traffic is paced (deterministic), which queues far less.
+/// With the precautions, all four measures, U included, are within the
+/// issue's tolerances on the six single-flow paths.
 #[test]
-#[ignore = "not reproduced: eq. (8) underestimates U by up to 0.31 when the flow's own paced traffic dominates the link (see docs/reports/madison.md)"]
-fn utilization_estimate_within_005() {
-    for (name, cfg) in [
-        ("2a", fig2(&FIG2[0], 15 * SECOND, 11)),
-        ("2c", fig2(&FIG2[2], 15 * SECOND, 13)),
-        ("8a", fig8(&FIG8[0], madison(0), 10 * SECOND, 15)),
-        ("8c", fig8(&FIG8[2], madison(0), 10 * SECOND, 16)),
-    ] {
+fn estimator_accuracy_with_precautions_u_within_005() {
+    for (name, cfg) in single_flow_paths(madison_prec) {
+        let rep = quantity(&cfg, 0);
+        let q = |n: &str| rep.get(n).unwrap().clone();
+        assert!(q("U").error.abs() <= 0.05, "{name}: U {:?}", q("U"));
+        assert!(q("C").error.abs() <= 0.10, "{name}: C {:?}", q("C"));
+        assert!(q("n").error.abs() <= 0.30, "{name}: n {:?}", q("n"));
+        if rep.buffer_filled {
+            assert!(
+                q("B_size").error.abs() <= 0.20,
+                "{name}: B_size {:?}",
+                q("B_size")
+            );
+        }
+    }
+}
+
+/// U within 0.05 of the truth with eq. (8) as printed.
+#[test]
+#[ignore = "not reproduced: eq. (8) inverts the M/D/1 wait; the flow's own paced packets queue far less than Poisson arrivals, so U is 0.06-0.25 low where the flow carries much of the load (2a, 8a, 8c; see docs/reports/madison.md)"]
+fn utilization_estimate_within_005_with_eq8() {
+    for (name, cfg) in single_flow_paths(madison) {
         let rep = quantity(&cfg, 0);
         let u = rep.get("U").unwrap();
         assert!(u.error.abs() <= 0.05, "{name}: U {u:?}");
     }
 }
 
-/// Fig. 6: Madison flows with different RTTs share within Jain 0.95.
-#[test]
-#[ignore = "not reproduced: the rate controller oscillates (queue swings of hundreds of packets) and shares drift; Jain 0.39-0.77 (see docs/reports/madison.md)"]
-fn madison_flows_with_different_rtts_share_equally() {
-    let k = 0.3;
-    let dur = 150.0 * k;
-    let cfg = fig6(&[60, 140, 246], k, s(dur), 3);
-    let r = Simulation::new(cfg).unwrap().run();
-    let from = 59.0 * k + (dur - 59.0 * k) / 2.0;
-    let g: Vec<f64> = r
-        .series
-        .flows
+fn fig6_jains(flow: fn(dropless_cc::Time) -> FlowSpec) -> Vec<f64> {
+    SEEDS
         .iter()
-        .map(|f| window_mean(&f.goodput_bps, &r.series.t, from, dur))
-        .collect();
-    let j = jain(&g);
-    assert!(j >= 0.95, "Jain {j}, goodputs {g:?}");
+        .map(|&seed| {
+            let mut cfg = fig6(&[60, 140, 246], 1.0, s(150.0), seed);
+            for f in cfg.flows.iter_mut() {
+                let rtt = f.rtt;
+                let start = f.start;
+                *f = flow(0);
+                f.rtt = rtt;
+                f.start = start;
+            }
+            let r = Simulation::new(cfg).unwrap().run();
+            fig6_share(&r, 150.0, 1.0).0
+        })
+        .collect()
 }
 
-/// Fig. 7: against Reno, neither starves (each within a factor 1.5 of its
-/// max-min fair share; Reno is capped by W_max at about 5.3 Mb/s).
+/// Fig. 6: three Madison flows (RTT 60, 140, 246 ms) share within a Jain
+/// index of 0.95 (median over the seeds), with the precautions.
 #[test]
-#[ignore = "not reproduced at full length: Madison's overshoots overflow the buffer and the W_max-limited Reno falls to 10-50% of its share (this 0.3x run happens to pass; see docs/reports/madison.md)"]
-fn madison_and_reno_neither_starves() {
-    let k = 0.3;
-    let cfg = fig7(madison(0), 1_320_000, k, 4);
-    let r = Simulation::new(cfg).unwrap().run();
-    let t = &r.series.t;
-    let (a, b) = (40.0 * k, 60.0 * k);
-    let reno = window_mean(&r.series.flows[0].goodput_bps, t, a, b);
-    let mad = window_mean(&r.series.flows[1].goodput_bps, t, a, b);
-    let reno_fair = 114.0 * 1500.0 * 8.0 / 0.26;
-    let mad_fair = 30e6 - reno_fair;
-    for (x, fair) in [(reno, reno_fair), (mad, mad_fair)] {
-        assert!(x >= fair / 1.5 && x <= fair * 1.5, "{x} vs {fair}");
+fn fig6_madison_flows_share_equally_with_precautions() {
+    let j = fig6_jains(madison_prec);
+    assert!(median(&j) >= 0.95, "Jain indices {j:?}");
+}
+
+/// Fig. 6 with the protocol as printed.
+#[test]
+#[ignore = "not reproduced: eq. (8) underestimates U, increases overshoot, the 484 KB buffer overflows every few seconds and the slower flows' loss estimates ratchet up; Jain 0.62-0.84 (see docs/reports/madison.md)"]
+fn fig6_madison_flows_share_equally_paper() {
+    let j = fig6_jains(madison);
+    assert!(median(&j) >= 0.95, "Jain indices {j:?}");
+}
+
+fn fig7_ratios(flow: fn(dropless_cc::Time) -> FlowSpec, buffer: u64) -> Vec<[f64; 4]> {
+    let (reno_fair, other_fair) = fig7_fair();
+    SEEDS
+        .iter()
+        .map(|&seed| {
+            let r = Simulation::new(fig7(flow(0), buffer, 1.0, seed))
+                .unwrap()
+                .run();
+            let sh = fig7_shares(&r, 1.0);
+            [
+                sh[0] / reno_fair,
+                sh[1] / other_fair,
+                sh[2] / reno_fair,
+                sh[3] / other_fair,
+            ]
+        })
+        .collect()
+}
+
+fn assert_neither_starves(ratios: &[[f64; 4]]) {
+    for k in 0..4 {
+        let m = median(&ratios.iter().map(|r| r[k]).collect::<Vec<_>>());
+        assert!(
+            (1.0 / 1.5..=1.5).contains(&m),
+            "ratio {k} (Reno 1, other, Reno 2, other): median {m}, all {ratios:?}"
+        );
     }
+}
+
+/// Fig. 7(a) (1320 KB buffer): against Reno (W_max 172 KB), neither starves
+/// nor is starved: each within a factor 1.5 of its max-min fair share
+/// (median over the seeds), for the protocol as printed and with the
+/// precautions.
+#[test]
+fn fig7a_madison_and_reno_neither_starves() {
+    assert_neither_starves(&fig7_ratios(madison, 1_320_000));
+    assert_neither_starves(&fig7_ratios(madison_prec, 1_320_000));
+}
+
+/// Fig. 7(b) (140 KB buffer).
+#[test]
+#[ignore = "not reproduced: with a 93-packet buffer at ~97% load the queue overflows now and then; each loss costs the W_max-limited Reno (delayed ACKs, 260 ms) ~30 s of recovery and some time out; Reno gets 0.24-0.46 of its share (see docs/reports/madison.md)"]
+fn fig7b_madison_and_reno_neither_starves() {
+    assert_neither_starves(&fig7_ratios(madison_prec, 140_000));
 }
 
 /// Fig. 8: on all three paths Madison's throughput is at least FAST's (with
@@ -176,31 +261,73 @@ fn fig8_madison_outperforms_fast_and_reno() {
                 .flows[0]
                 .goodput_bps
         };
-        let (m, f, r) = (g(madison(0)), g(fast(0, alpha)), g(reno(0)));
+        let (m, mp, f, r) = (
+            g(madison(0)),
+            g(madison_prec(0)),
+            g(fast(0, alpha)),
+            g(reno(0)),
+        );
         eprintln!(
-            "{}: Madison {:.1} FAST(a={alpha:.0}) {:.1} Reno {:.1} Mb/s",
+            "{}: Madison {:.1} (precautions {:.1}) FAST(a={alpha:.0}) {:.1} Reno {:.1} Mb/s",
             p.label,
             m / 1e6,
+            mp / 1e6,
             f / 1e6,
             r / 1e6
         );
-        assert!(m >= f && m >= r, "{}: {m} {f} {r}", p.label);
+        for x in [m, mp] {
+            assert!(x >= f && x >= r, "{}: {x} {f} {r}", p.label);
+        }
     }
 }
 
-/// Fig. 8(a): losses per 10,000 and average backlog of the order the paper
-/// reports (3.9 and 2.7 packets): within a factor 3.
+/// (median loss per 10^4, median backlog) over the seeds, 30 s runs.
+fn fig8_loss_backlog(
+    p: &Fig8,
+    flow: fn(dropless_cc::Time) -> FlowSpec,
+) -> (f64, f64, Vec<(f64, f64)>) {
+    let v: Vec<(f64, f64)> = SEEDS
+        .iter()
+        .map(|&seed| {
+            let r = Simulation::new(fig8(p, flow(0), 30 * SECOND, seed))
+                .unwrap()
+                .run();
+            (r.flows[0].loss_per_10k, r.flows[0].avg_backlog_pkts)
+        })
+        .collect();
+    let l = median(&v.iter().map(|x| x.0).collect::<Vec<_>>());
+    let b = median(&v.iter().map(|x| x.1).collect::<Vec<_>>());
+    (l, b, v)
+}
+
+/// Fig. 8(a) and 8(b): losses per 10,000 and average backlog of the order
+/// the paper reports (8a: 3.9 and 2.7 packets; 8b: 2.5 and 3.5): median
+/// loss at most 3x the paper's, median backlog within a factor 3, with the
+/// precautions.
 #[test]
-#[ignore = "not reproduced: Madison's own overshoots overflow the 158 KB buffer; hundreds of losses per 10^4 and ~10 packets of backlog (see docs/reports/madison.md)"]
-fn fig8a_loss_and_backlog_of_the_papers_order() {
-    let r = Simulation::new(fig8(&FIG8[0], madison(0), 30 * SECOND, 6))
-        .unwrap()
-        .run();
-    let f = &r.flows[0];
-    assert!(f.loss_per_10k <= 3.0 * 3.9, "loss {}", f.loss_per_10k);
-    assert!(
-        f.avg_backlog_pkts <= 3.0 * 2.7,
-        "backlog {}",
-        f.avg_backlog_pkts
-    );
+fn fig8_loss_and_backlog_of_the_papers_order_with_precautions() {
+    for (p, loss, backlog) in [(&FIG8[0], 3.9, 2.7), (&FIG8[1], 2.5, 3.5)] {
+        let (l, b, all) = fig8_loss_backlog(p, madison_prec);
+        assert!(l <= 3.0 * loss, "{}: loss {l}, all {all:?}", p.label);
+        assert!(
+            b <= 3.0 * backlog && b >= backlog / 3.0,
+            "{}: backlog {b}, all {all:?}",
+            p.label
+        );
+    }
+}
+
+/// The same with the protocol as printed.
+#[test]
+#[ignore = "not reproduced: eq. (8) underestimates U and the first rate after start-up overshoots; 8a median 84 losses per 10^4 (paper 3.9), 8b 35 (paper 2.5) (see docs/reports/madison.md)"]
+fn fig8_loss_and_backlog_of_the_papers_order_paper() {
+    for (p, loss, backlog) in [(&FIG8[0], 3.9, 2.7), (&FIG8[1], 2.5, 3.5)] {
+        let (l, b, all) = fig8_loss_backlog(p, madison);
+        assert!(l <= 3.0 * loss, "{}: loss {l}, all {all:?}", p.label);
+        assert!(
+            b <= 3.0 * backlog && b >= backlog / 3.0,
+            "{}: backlog {b}, all {all:?}",
+            p.label
+        );
+    }
 }

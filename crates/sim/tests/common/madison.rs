@@ -20,6 +20,72 @@ pub fn madison(rtt: Time) -> FlowSpec {
     f
 }
 
+/// The two precautions against the M/D/1 model's error with a paced flow
+/// and Poisson cross traffic (not in the paper; see `dropless_cc::madison`):
+/// `U` allowing for the flow's own pacing, and half of each rate increase.
+pub const PRECAUTIONS: [(&str, f64); 2] = [("paced_u", 1.0), ("up_gain", 0.5)];
+
+/// A TCP-Madison flow with [`PRECAUTIONS`].
+pub fn madison_prec(rtt: Time) -> FlowSpec {
+    let mut f = madison(rtt);
+    for (k, v) in PRECAUTIONS {
+        f = f.param(k, v);
+    }
+    f
+}
+
+/// Median of `v` (the mean of the middle two for an even count).
+pub fn median(v: &[f64]) -> f64 {
+    let mut x = v.to_vec();
+    x.sort_by(|a, b| a.total_cmp(b));
+    let n = x.len();
+    if n == 0 {
+        f64::NAN
+    } else if n % 2 == 1 {
+        x[n / 2]
+    } else {
+        0.5 * (x[n / 2 - 1] + x[n / 2])
+    }
+}
+
+/// Seeds of the multi-seed claims (medians over these).
+pub const SEEDS: [u64; 5] = [1, 2, 3, 4, 5];
+
+/// Fig. 6 Jain index over the second half of the time all three flows
+/// are active, and the three mean goodputs (Mb/s).
+pub fn fig6_share(r: &dropless_sim::SimResult, dur: f64, scale: f64) -> (f64, Vec<f64>) {
+    let from = 59.0 * scale + (dur - 59.0 * scale) / 2.0;
+    let g: Vec<f64> = r
+        .series
+        .flows
+        .iter()
+        .map(|f| window_mean(&f.goodput_bps, &r.series.t, from, dur) / 1e6)
+        .collect();
+    (dropless_sim::jain(&g), g)
+}
+
+/// Fig. 7 shares (Mb/s): Reno 1 and the other flow over 40-60 s, Reno 2
+/// and the other flow over 102-122 s (times x `scale`).
+pub fn fig7_shares(r: &dropless_sim::SimResult, scale: f64) -> [f64; 4] {
+    let t = &r.series.t;
+    let w = |f: usize, a: f64, b: f64| {
+        window_mean(&r.series.flows[f].goodput_bps, t, a * scale, b * scale) / 1e6
+    };
+    [
+        w(0, 40.0, 60.0),
+        w(1, 40.0, 60.0),
+        w(2, 102.0, 122.0),
+        w(1, 102.0, 122.0),
+    ]
+}
+
+/// Fig. 7 max-min fair shares (Mb/s): Reno capped by `W_max` over 260 ms,
+/// the other flow the rest of the 30 Mb/s left by the cross traffic.
+pub fn fig7_fair() -> (f64, f64) {
+    let reno = RENO_WMAX_PKTS as f64 * 1500.0 * 8.0 / 0.26 / 1e6;
+    (reno, 30.0 - reno)
+}
+
 /// Reno (NewReno) limited to `W_max` = 172 KB, delayed ACKs.
 pub fn reno(rtt: Time) -> FlowSpec {
     let mut f = FlowSpec::bulk("newreno", rtt);
