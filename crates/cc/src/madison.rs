@@ -320,7 +320,7 @@ impl Madison {
     /// or after a jump in `b_target`), the excess is dropped, and `S 12/C`
     /// overstates the flow's share of `U`. Eq. (13) then reads the cross
     /// traffic as `U - S 12/C`, near 0, and cuts the rate by only ~10% per
-    /// change: on the Fig. 8(b) path (seed 4) a start-up rate of 455 Mb/s
+    /// change: on the Fig. 8(b) path (seed 4, `paced_u`) a start-up rate of 455 Mb/s
     /// (150 Mb/s available) took 1.4 s and 6,325 lost packets to come down.
     /// With the delivery rate (about 275 Mb/s: the overloaded flow crowds
     /// out cross traffic too, so it still overstates its share) the cuts

@@ -123,11 +123,11 @@ fn main() {
             );
             let se = v("s_eff_mbps");
             println!("# flow {i}: t gput s_target est_u true_util b_flow b_target p queue drops rate_changes s_eff");
-            for k in 0..t.len() {
+            for (k, &tk) in t.iter().enumerate() {
                 let g = |x: &Vec<f64>| x.get(k).copied().unwrap_or(f64::NAN);
                 println!(
                     "{:.1} {:.1} {:.1} {:.3} {:.3} {:.2} {:.2} {:.2e} {:.0} {:.0} {:.0} {:.1}",
-                    t[k],
+                    tk,
                     fs.goodput_bps[k] / 1e6,
                     g(&st),
                     g(&u),
