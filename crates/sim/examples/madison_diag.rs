@@ -34,6 +34,17 @@ fn main() {
         "fig6" => fig6(&[60, 140, 246], dur / 150.0, s(dur), seed),
         "fig7a" => fig7(madison(0), 1_320_000, dur / 122.0, seed),
         "fig7b" => fig7(madison(0), 140_000, dur / 122.0, seed),
+        // Reno alone (the other flow is a 1-packet-window NewReno).
+        "fig7a_reno" | "fig7b_reno" => {
+            let mut idle = reno(0);
+            idle.max_window = Some(1);
+            let buf = if which == "fig7a_reno" {
+                1_320_000
+            } else {
+                140_000
+            };
+            fig7(idle, buf, dur / 122.0, seed)
+        }
         _ => panic!("unknown {which}"),
     };
     for f in cfg.flows.iter_mut().filter(|f| f.cc == "madison") {

@@ -240,7 +240,7 @@ fn fig7a_madison_and_reno_neither_starves() {
 
 /// Fig. 7(b) (140 KB buffer).
 #[test]
-#[ignore = "not reproduced: with a 93-packet buffer at ~97% load the queue overflows now and then; each loss costs the W_max-limited Reno (delayed ACKs, 260 ms) ~30 s of recovery and some time out; Reno gets 0.24-0.46 of its share (see docs/reports/madison.md)"]
+#[ignore = "not reproduced: Reno alone gets 0.96 of its share, but with Madison holding ~97% load the 93-packet buffer overflows now and then, Reno's bursts take most drops and each costs the W_max-limited Reno ~30 s; Reno gets 0.24-0.46 of its share (see docs/reports/madison.md)"]
 fn fig7b_madison_and_reno_neither_starves() {
     assert_neither_starves(&fig7_ratios(madison_prec, 140_000));
 }
