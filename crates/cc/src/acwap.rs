@@ -124,7 +124,8 @@ pub enum RttSampling {
     /// `rtt_update` does (`t_rtt_ = (tao + sendtime mod tick) / tick`, at
     /// least 1) and smoothed in ns-2's fixed point (`t_srtt_` in eighths of
     /// a tick, `t_srtt_ += t_rtt_ - (t_srtt_ >> 3)`, gain 1/8 whatever
-    /// `rtt_gain`); ns-2's default `tcpTick_` is 10 ms.
+    /// `rtt_gain`; ns-2's per-agent `boot_time_` offset is taken as 0);
+    /// ns-2's default `tcpTick_` is 10 ms (`timestamps_` off).
     OncePerRtt {
         /// Clock granularity (ns-2 `tcpTick_`), nanoseconds; 0 = exact.
         tick: Time,

@@ -220,15 +220,17 @@ fn beta_sweep_smaller_beta_is_less_fair_to_acwap() {
 /// is high", Fig. 9: poorer fairness at 0.2. Fig. 7 plots the loss rate of
 /// each of the two flows; the claim is about the ACWAP flow's (packets lost
 /// / packets sent). R_C is standard TCP's smoothed RTT as ns-2 computes it
-/// (one timed packet per RTT, gain 1/8, exact clock: the paper's "high
-/// accuracy" estimate, Fig. 5); with it eq. (3) rarely fires before the
+/// (one timed packet per RTT, gain 1/8, exact clock: our reading of the
+/// "exponentially smoothed high accuracy RTT estimate that is supported by
+/// standard TCP" behind Fig. 5); with it eq. (3) rarely fires before the
 /// HSTCP-driven overflow at beta = 0.9, as the paper says ("it is possible
 /// for the sender not to change a(w) to 1 before congestion"), and the
 /// ACWAP flow loses more per event. The loss rate is pooled over three
 /// packet-phase replicas (RTTs + 0, 1.1, 2.3 us per flow index, as in the
 /// report's robustness table): a single deterministic phase decides who is
-/// dropped in each overflow. With our default every-ACK estimator the
-/// direction is reversed (docs/reports/acwap.md).
+/// dropped in each overflow. Only the two ends: from 0.3 to 0.8 the ACWAP
+/// flow loses less than at 0.2. With our default every-ACK estimator the
+/// direction is reversed (docs/reports/acwap.md, beta sweep).
 #[test]
 fn beta_sweep_smaller_beta_gives_the_acwap_flow_a_lower_loss_rate() {
     let ns2 = [("rtt_sampling", 1.0)];
