@@ -20,7 +20,7 @@
 
 use std::fmt;
 
-use crate::acwap::{Acwap, AcwapConfig};
+use crate::acwap::{Acwap, AcwapConfig, RttSampling};
 use crate::bic::{Bic, BicConfig};
 use crate::cubic::{Cubic, CubicConfig};
 use crate::estimator::Estimated;
@@ -236,6 +236,8 @@ static SPECS: &[CcSpec] = &[
             "warmup" = 2.0, "congestion events before eq. (3) may act (Fig. 5 numofcon >= 2), integer >= 0";
             "rtt_gain" = 0.125, "gain of the smoothed RTT estimate R_C per sample, in (0,1]";
             "pacing" = 1.0, "1: pace at R_C/cwnd (ACWAP's pacing); 0: window rule only";
+            "rtt_sampling" = 0.0, "R_C samples: 0 = every ACK; 1 = one timed packet per RTT as ns-2's TcpAgent (ACWAP Fig. 5 on ns-2's srtt)";
+            "rtt_tick" = 0.0, "with rtt_sampling = 1: ns-2 clock tick tcpTick_ in seconds (samples in ticks, srtt in eighths of a tick); 0 = exact";
         ),
     },
     CcSpec {
@@ -246,6 +248,8 @@ static SPECS: &[CcSpec] = &[
             "warmup" = 2.0, "congestion events before eq. (3) may act, integer >= 0";
             "rtt_gain" = 0.125, "gain of the smoothed RTT estimate R_C per sample, in (0,1]";
             "pacing" = 1.0, "1: pace at R_C/cwnd; 0: window rule only";
+            "rtt_sampling" = 0.0, "R_C samples: 0 = every ACK; 1 = one timed packet per RTT (ns-2)";
+            "rtt_tick" = 0.0, "with rtt_sampling = 1: ns-2 clock tick in seconds; 0 = exact";
             "a" = 0.01, "Scalable increase per acknowledged packet, packets";
             "b" = 0.125, "Scalable multiplicative decrease fraction, in (0,1)";
             "legacy_window" = 16.0, "Reno rules at or below this window, packets";
@@ -259,6 +263,8 @@ static SPECS: &[CcSpec] = &[
             "warmup" = 2.0, "congestion events before eq. (3) may act, integer >= 0";
             "rtt_gain" = 0.125, "gain of the smoothed RTT estimate R_C per sample, in (0,1]";
             "pacing" = 1.0, "1: pace at R_C/cwnd; 0: window rule only";
+            "rtt_sampling" = 0.0, "R_C samples: 0 = every ACK; 1 = one timed packet per RTT (ns-2)";
+            "rtt_tick" = 0.0, "with rtt_sampling = 1: ns-2 clock tick in seconds; 0 = exact";
             "bic_beta" = 0.125, "BIC multiplicative decrease fraction, in (0,1)";
             "s_max" = 32.0, "largest BIC increase per RTT, packets";
             "s_min" = 0.01, "smallest BIC increase per RTT, packets";
@@ -365,11 +371,17 @@ impl Values<'_> {
             |v| v >= 0.0 && v.fract() == 0.0 && v <= u32::MAX as f64,
             "a whole number >= 0",
         )?;
+        let tick = (self.non_negative("rtt_tick")? * 1e9).round() as crate::Time;
         Ok(AcwapConfig {
             beta: self.check("beta", |v| (0.0..=1.0).contains(&v), "in [0, 1]")?,
             warmup_events: warmup as u32,
             rtt_gain: self.check("rtt_gain", |v| v > 0.0 && v <= 1.0, "in (0, 1]")?,
             pacing: self.boolean("pacing")?,
+            rtt_sampling: if self.boolean("rtt_sampling")? {
+                RttSampling::OncePerRtt { tick }
+            } else {
+                RttSampling::EveryAck
+            },
             ..AcwapConfig::default()
         })
     }
@@ -747,6 +759,20 @@ mod tests {
         .unwrap();
         c.on_congestion_event(1, &loss(100));
         assert_eq!(c.control().cwnd, Some(50.0));
+        // rtt_sampling = 1: R_C only from timed packets (none sent here),
+        // so no estimate and no pacing rate yet.
+        let mut c = build("acwap-highspeed", &[p("rtt_sampling", 1.0)], &info).unwrap();
+        c.on_congestion_event(1, &loss(100));
+        c.on_ack(2, &ack(RTT100, 0));
+        assert_eq!(c.control().pacing_rate, None);
+        assert!(build(
+            "acwap-highspeed",
+            &[p("rtt_sampling", 1.0), p("rtt_tick", 0.01)],
+            &info
+        )
+        .is_ok());
+        assert!(build("acwap-highspeed", &[p("rtt_sampling", 2.0)], &info).is_err());
+        assert!(build("acwap-bic", &[p("rtt_tick", -0.01)], &info).is_err());
         // beta = 0 and 1 are the edges of the valid range.
         assert!(build("acwap-highspeed", &[p("beta", 0.0)], &info).is_ok());
         assert!(build(

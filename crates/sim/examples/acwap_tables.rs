@@ -7,6 +7,9 @@
 //! cargo run --release -p dropless-sim --example acwap_tables            # everything, ~6 min on 2 cores
 //! cargo run --release -p dropless-sim --example acwap_tables -- tables  # one section: single, tables, robust, sweep, wrappers
 //! ACWAP_THREADS=4 cargo run ...                                          # parallel runs (default 2)
+//! cargo run --release -p dropless-sim --example acwap_tables -- betaloss   # only on request: the loss-vs-beta
+//!     # investigation (estimators, phase replicas, background, buffer; ~96 runs, 15-25 min on 2 cores);
+//!     # ACWAP_BL_PARTS=single,pooled,ticks,robust,buffer selects parts, ACWAP_BL_SECS its run length
 //! ```
 
 #[path = "../tests/common/acwap.rs"]
@@ -445,6 +448,227 @@ fn sweep_section() {
     }
 }
 
+/// Estimator variants of the beta-sweep loss investigation: label and the
+/// extra ACWAP parameters.
+const ESTIMATORS: [(&str, &[(&str, f64)]); 4] = [
+    ("every ACK, gain 1/8 (default)", &[]),
+    (
+        "ns-2: one timed packet per RTT, exact, gain 1/8",
+        &[("rtt_sampling", 1.0)],
+    ),
+    (
+        "ns-2: one timed packet per RTT, tick 1 ms",
+        &[("rtt_sampling", 1.0), ("rtt_tick", 0.001)],
+    ),
+    (
+        "ns-2: one timed packet per RTT, tick 10 ms (ns-2 default tcpTick_)",
+        &[("rtt_sampling", 1.0), ("rtt_tick", 0.01)],
+    ),
+];
+
+/// Length of the loss investigation runs (`ACWAP_BL_SECS`, default 400 s).
+fn betaloss_secs() -> u64 {
+    std::env::var("ACWAP_BL_SECS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(LONG)
+}
+
+fn betaloss_table(title: &str, variants: Vec<(String, SimConfig, f64)>, secs: u64) {
+    println!("#### {title}\n");
+    println!("Loss rate = lost / sent (1e-5); hit = fraction of the congestion episodes at the bottleneck in which the flow lost packets.\n");
+    println!("| variant | beta | loss rate HSTCP | loss rate ACWAP | loss rate both | ACWAP drops/s | utilization % HSTCP / ACWAP | fairness index | events HSTCP / ACWAP | ACWAP dropped per event | episodes | ACWAP hit | HSTCP hit | a(w) = 1 time fraction |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let to = secs as f64;
+    let jobs = variants
+        .iter()
+        .map(|(l, c, b)| job(format!("{l} beta {b}"), c.clone(), FROM, to))
+        .collect();
+    let r = run_all(jobs);
+    for ((l, _, b), m) in variants.iter().zip(&r) {
+        let (h, a) = (&m.rows[0], &m.rows[1]);
+        let p = pair_loss(m, FROM, to);
+        println!(
+            "| {l} | {b} | {:.2} | {:.2} | {:.2} | {:.3} | {} / {} | {:.3} | {} / {} | {:.2} | {} | {:.2} | {:.2} | {:.2} |",
+            1e5 * h.loss_rate,
+            1e5 * a.loss_rate,
+            1e5 * p.both_rate,
+            p.acwap_drops_per_s,
+            pct(h.util),
+            pct(a.util),
+            dropless_sim::jain(&[h.util, a.util]),
+            h.loss.loss_events,
+            a.loss.loss_events,
+            a.loss.drops_per_event,
+            p.episodes,
+            p.acwap_hit,
+            p.hstcp_hit,
+            limiting_fraction(m, 1, FROM, to)
+        );
+    }
+    println!();
+}
+
+/// Why the ACWAP flow's loss rate does (not) fall with beta: estimator,
+/// buffer and the single-flow check of each estimator.
+fn betaloss_section() {
+    let secs = betaloss_secs();
+    let which = std::env::var("ACWAP_BL_PARTS")
+        .unwrap_or_else(|_| "single,pooled,ticks,robust,buffer".into());
+    println!("## Beta sweep: what decides the ACWAP flow's loss rate\n");
+    println!("One HSTCP flow and one ACWAP-HSTCP flow, both 120 ms, 1 Gb/s, background CBR 1% (500 B), {secs} s, measured over {FROM:.0}-{secs} s.\n");
+    if which.contains("single") {
+        println!(
+            "#### Single ACWAP-HSTCP flow (beta 0.8, 500 Mb/s, {SINGLE} s) with each estimator\n"
+        );
+        println!("| estimator | events 40-100 s | events 40-{SINGLE} s | dropped per event | max dropped in an event | a(w) = 1 time fraction |");
+        println!("|---|---|---|---|---|---|");
+        let jobs = ESTIMATORS
+            .iter()
+            .map(|(l, p)| {
+                job(
+                    format!("single {l}"),
+                    with_acwap_params(single(acwap(120, BETA), SINGLE), p),
+                    40.0,
+                    SINGLE as f64,
+                )
+            })
+            .collect();
+        let r = run_all(jobs);
+        for ((l, _), m) in ESTIMATORS.iter().zip(&r) {
+            let row = &m.rows[0];
+            let max = m.losses.events.iter().map(|e| e.lost).max().unwrap_or(0);
+            println!(
+                "| {l} | {} | {} | {:.2} | {max} | {:.2} |",
+                events_in(m, 0, 40.0, 100.0),
+                row.loss.loss_events,
+                row.loss.drops_per_event,
+                limiting_fraction(m, 0, 40.0, SINGLE as f64)
+            );
+        }
+        println!();
+    }
+    let betas = [0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9];
+    let two = [ESTIMATORS[0], ESTIMATORS[1]];
+    if which.contains("pooled") {
+        pooled_sweep(&two, &betas, secs);
+    }
+    if which.contains("ticks") {
+        let mut v = vec![];
+        for (l, p) in &ESTIMATORS[2..] {
+            for b in betas {
+                v.push((
+                    l.to_string(),
+                    with_acwap_params(pair(b, secs, Background::Constant), p),
+                    b,
+                ));
+            }
+        }
+        betaloss_table(
+            "ns-2 estimator with a clock tick (buffer 1000 packets, CBR background)",
+            v,
+            secs,
+        );
+    }
+    if which.contains("robust") {
+        let mut v = vec![];
+        for (l, p) in two {
+            for (name, bg) in [
+                ("Poisson 1% (100 B)", Background::Poisson),
+                ("no background", Background::None),
+            ] {
+                for b in [0.2, 0.9] {
+                    v.push((
+                        format!("{l}; {name}"),
+                        with_acwap_params(pair(b, secs, bg), p),
+                        b,
+                    ));
+                }
+            }
+        }
+        betaloss_table("Other background traffic (buffer 1000 packets)", v, secs);
+    }
+    if which.contains("buffer") {
+        let mut v = vec![];
+        for (l, p) in two {
+            for buf in [250, 500, 2000] {
+                for b in [0.2, 0.9] {
+                    v.push((
+                        format!("{l}; buffer {buf}"),
+                        with_acwap_params(with_buffer(pair(b, secs, Background::Constant), buf), p),
+                        b,
+                    ));
+                }
+            }
+        }
+        betaloss_table("Buffer size (CBR background)", v, secs);
+    }
+}
+
+/// Packet-phase replicas of the pooled sweep (us added per flow index).
+const PHASES: [f64; 3] = [0.0, 1.1, 2.3];
+
+/// The sweep with each estimator over three packet-phase replicas (CBR
+/// background): per-replica ACWAP loss rates and the pooled values.
+fn pooled_sweep(estimators: &[(&str, &[(&str, f64)])], betas: &[f64], secs: u64) {
+    let to = secs as f64;
+    let mut jobs = vec![];
+    for (l, p) in estimators {
+        for &b in betas {
+            for us in PHASES {
+                jobs.push(job(
+                    format!("{l} beta {b} +{us} us"),
+                    with_acwap_params(shift_phases(pair(b, secs, Background::Constant), us), p),
+                    FROM,
+                    to,
+                ));
+            }
+        }
+    }
+    let r = run_all(jobs);
+    println!("#### Sweep over three packet-phase replicas (buffer 1000 packets, CBR background)\n");
+    println!("Replicas add 0, 1.1 or 2.3 us per flow index to the RTTs. Loss rates in 1e-5 (lost / sent); pooled = all replicas' lost packets over all their sent packets; shares, fairness index, drops per event and a(w) = 1 fraction are means over the replicas.\n");
+    println!("| estimator | beta | ACWAP loss rate +0 / +1.1 / +2.3 us | ACWAP loss rate pooled | HSTCP loss rate pooled | both flows pooled | utilization % HSTCP / ACWAP | fairness index | ACWAP events | ACWAP dropped per event | HSTCP dropped per event | episodes hitting ACWAP | a(w) = 1 time fraction |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let n = PHASES.len() as f64;
+    for (i, chunk) in r.chunks(PHASES.len()).enumerate() {
+        let (l, _) = estimators[i / betas.len()];
+        let b = betas[i % betas.len()];
+        let (mut lost, mut sent) = ([0.0; 2], [0.0; 2]);
+        let (mut hu, mut au, mut fi, mut ev, mut ape, mut hpe, mut hit, mut lim) =
+            (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+        let mut per = vec![];
+        for m in chunk {
+            for f in 0..2 {
+                let w = &m.rows[f].window;
+                lost[f] += w.lost_pkts as f64;
+                sent[f] += w.lost_pkts as f64 + w.delivered_pkts;
+            }
+            let (h, a) = (&m.rows[0], &m.rows[1]);
+            per.push(format!("{:.2}", 1e5 * a.loss_rate));
+            hu += h.util / n;
+            au += a.util / n;
+            fi += dropless_sim::jain(&[h.util, a.util]) / n;
+            ev += a.loss.loss_events as f64 / n;
+            ape += a.loss.drops_per_event / n;
+            hpe += h.loss.drops_per_event / n;
+            hit += pair_loss(m, FROM, to).acwap_hit / n;
+            lim += limiting_fraction(m, 1, FROM, to) / n;
+        }
+        println!(
+            "| {l} | {b} | {} | {:.2} | {:.2} | {:.2} | {} / {} | {:.3} | {ev:.1} | {ape:.2} | {hpe:.2} | {hit:.2} | {lim:.2} |",
+            per.join(" / "),
+            1e5 * lost[1] / sent[1],
+            1e5 * lost[0] / sent[0],
+            1e5 * (lost[0] + lost[1]) / (sent[0] + sent[1]),
+            pct(hu),
+            pct(au),
+            fi
+        );
+    }
+    println!();
+}
+
 fn wrappers_section() {
     println!("## ACWAP around Scalable TCP and BIC\n");
     println!("One flow alone at 500 Mb/s, RTT 120 ms, no background, {SINGLE} s, measured over 40-{SINGLE} s.\n");
@@ -496,6 +720,9 @@ fn main() {
     }
     if want("sweep") {
         sweep_section();
+    }
+    if which.iter().any(|w| w == "betaloss") {
+        betaloss_section();
     }
     if want("wrappers") {
         wrappers_section();

@@ -287,3 +287,59 @@ pub fn limiting_fraction(m: &Measured, f: usize, from_s: f64, to_s: f64) -> f64 
         v.iter().sum::<f64>() / v.len() as f64
     }
 }
+
+/// `cfg` with a drop-tail bottleneck buffer of `pkts` packets instead of
+/// [`BUFFER_PKTS`].
+pub fn with_buffer(mut cfg: SimConfig, pkts: u64) -> SimConfig {
+    if let Topology::Dumbbell { bottleneck, .. } = &mut cfg.topology {
+        bottleneck.buffer = Buffer::Packets(pkts);
+    }
+    cfg
+}
+
+/// `cfg` with the controller parameters `params` added to every ACWAP flow
+/// (e.g. `("rtt_sampling", 1.0)`).
+pub fn with_acwap_params(mut cfg: SimConfig, params: &[(&str, f64)]) -> SimConfig {
+    for f in cfg.flows.iter_mut().filter(|f| f.cc.starts_with("acwap")) {
+        for &(k, v) in params {
+            f.params.push((k.to_string(), v));
+        }
+    }
+    cfg
+}
+
+/// Loss measures of the beta-sweep pair (flow 0 HSTCP, flow 1 ACWAP).
+#[derive(Clone, Copy, Debug)]
+pub struct PairLoss {
+    /// Packets lost / packets sent, both flows together.
+    pub both_rate: f64,
+    /// The ACWAP flow's lost packets per second of the window.
+    pub acwap_drops_per_s: f64,
+    /// Congestion episodes at the bottleneck.
+    pub episodes: usize,
+    /// Fraction of the episodes in which the ACWAP flow lost packets.
+    pub acwap_hit: f64,
+    /// Fraction of the episodes in which the HSTCP flow lost packets.
+    pub hstcp_hit: f64,
+}
+
+/// [`PairLoss`] of a beta-sweep run measured over `[from_s, to_s]`.
+pub fn pair_loss(m: &Measured, from_s: f64, to_s: f64) -> PairLoss {
+    let (h, a) = (&m.rows[0].window, &m.rows[1].window);
+    let lost = (h.lost_pkts + a.lost_pkts) as f64;
+    let ep = &m.losses.episodes;
+    let hit = |f: usize| {
+        if ep.is_empty() {
+            f64::NAN
+        } else {
+            ep.iter().filter(|e| e.flows.contains(&f)).count() as f64 / ep.len() as f64
+        }
+    };
+    PairLoss {
+        both_rate: lost / (h.delivered_pkts + a.delivered_pkts + lost),
+        acwap_drops_per_s: a.lost_pkts as f64 / (to_s - from_s),
+        episodes: ep.len(),
+        acwap_hit: hit(1),
+        hstcp_hit: hit(0),
+    }
+}
