@@ -20,9 +20,14 @@
 //!
 //! # Choices the thesis leaves open (note §7 item 11), made here
 //! * **"Window stabilised"** (start of phase 1): at `stable_updates`
-//!   consecutive FAST window updates (default 3) the target differs from
+//!   consecutive FAST update rounds (default 3) the target differs from
 //!   the current window by at most `max(1, stable_tol * cwnd)` packets
-//!   (default 1%).
+//!   (default 1%). Only the first update of a round counts (an update at
+//!   least one avgRTT after the last counted one): within an update round
+//!   the module updates every `update_period` (10 ms), and those updates
+//!   see nearly the same state, so counting them would declare the window
+//!   stable within one RTT, while the flow and the older flows (whose RTT
+//!   may be five times longer) are still converging.
 //! * **"baseRTT stabilises"** (end of phase 2): the first depletion RTT is
 //!   timed with `D_pre` (the ACKs of the packets sent during reduction come
 //!   back after the congested RTT); if baseRTT made no new minimum during it,

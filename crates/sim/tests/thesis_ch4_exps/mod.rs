@@ -676,10 +676,14 @@ fn e3(_scale: Scale, plots: bool) -> Outcome {
         let n = names("flow", 3);
         o.plots.push(Plot {
             name: "exp03_fast_b1".into(),
-            title: "Exp. 3: FAST persistent congestion (B1): rates and queue".into(),
+            title: "Exp. 3: FAST persistent congestion (B1): rates, queue and alpha".into(),
             panels: vec![
                 ("rate (pkt/s, 1 s means)".into(), rate_lines(&r, 1.0, &n)),
                 ("queue (pkts)".into(), queue_line(&r, 0.5)),
+                (
+                    "alpha (pkts, constant)".into(),
+                    var_lines(&r, "alpha", 1.0, &n),
+                ),
             ],
         });
     }
@@ -1210,6 +1214,12 @@ fn e11_12(scale: Scale, four_phase: bool, plots: bool) -> Outcome {
                     .collect(),
             );
             rates.insert(0, mean_old);
+            // alpha (constant 50: no alpha-adjusting here) of the first old
+            // flow and of the new flow.
+            let mut alpha = var_lines(&r, "alpha", 0.25, &nm);
+            let alpha_new = alpha.pop();
+            alpha.truncate(1);
+            alpha.extend(alpha_new);
             let mut base = var_lines(&r, "base_rtt", 0.25, &nm);
             let base_new = base
                 .pop()
@@ -1227,6 +1237,7 @@ fn e11_12(scale: Scale, four_phase: bool, plots: bool) -> Outcome {
                         "new flow baseRTT (ms)".into(),
                         base_new.into_iter().collect(),
                     ),
+                    ("alpha (pkts, constant)".into(), alpha),
                 ],
             });
         }
@@ -1488,7 +1499,7 @@ fn e15(scale: Scale, plots: bool) -> Outcome {
             let (checks, notes) = e15_checks(&va, &vb, end);
             let ok = checks.iter().all(|c| c.pass);
             o.notes.push(format!(
-                "variant, {lbl}: {} — {}; {}",
+                "- variant, {lbl}: {} — {}; {}",
                 if ok { "all checks pass" } else { "fails" },
                 checks
                     .iter()
@@ -1517,6 +1528,10 @@ fn e15(scale: Scale, plots: bool) -> Outcome {
                     ("rate (pkt/s, 1 s means)".into(), rate_lines(r, 1.0, &n)),
                     ("cwnd (pkts)".into(), var_lines(r, "cwnd", 0.1, &n)),
                     ("queue (pkts)".into(), queue_line(r, 0.1)),
+                    (
+                        "alpha (pkts, constant)".into(),
+                        var_lines(r, "alpha", 0.1, &n),
+                    ),
                 ],
             });
         }
@@ -1612,7 +1627,7 @@ fn e16(scale: Scale, plots: bool) -> Outcome {
             let (checks, note) = e16_checks(&v, end);
             let ok = checks.iter().all(|c| c.pass);
             o.notes.push(format!(
-                "variant, {lbl}: {} — {}; {note}",
+                "- variant, {lbl}: {} — {}; {note}",
                 if ok { "all checks pass" } else { "fails" },
                 checks
                     .iter()
@@ -1840,7 +1855,7 @@ fn e19(scale: Scale) -> Outcome {
         ] {
             let v = e19_run(ns2, mi);
             o.notes.push(format!(
-                "variant, {lbl}: peak queue within 1 s after a loss event {}, goodput 2-10 s / C {}, timeouts {}",
+                "- variant, {lbl}: peak queue within 1 s after a loss event {}, goodput 2-10 s / C {}, timeouts {}",
                 fmt_num(peak_after_loss(&v)),
                 fmt_num(rate(&v, 0, 2.0, 10.0) / c),
                 v.flows[0].timeouts
