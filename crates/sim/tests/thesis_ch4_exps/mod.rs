@@ -1491,6 +1491,7 @@ fn e15(scale: Scale, plots: bool) -> Outcome {
     let (checks, notes) = e15_checks(&a, &b, end);
     o.checks = checks;
     o.notes = notes;
+    let mut cbr_b = None;
     if scale == Scale::Full {
         // Variants (not part of pass/fail).
         for (bg, ns2, lbl) in OVERFLOW_VARIANTS {
@@ -1513,14 +1514,25 @@ fn e15(scale: Scale, plots: bool) -> Outcome {
                     .join(", "),
                 notes.join("; ")
             ));
+            if bg == Bg::Cbr && !ns2 {
+                cbr_b = Some(vb);
+            }
         }
     }
     if plots {
         let n = names("flow", 2);
-        for (lbl, r, stem) in [
+        let mut runs = vec![
             ("(a) original FAST", &a, "exp15a_no_pacing"),
             ("(b) decrease pacing", &b, "exp15b_decrease_pacing"),
-        ] {
+        ];
+        if let Some(v) = &cbr_b {
+            runs.push((
+                "(b) variant with the 1% CBR stream",
+                v,
+                "exp15b_decrease_pacing_cbr",
+            ));
+        }
+        for (lbl, r, stem) in runs {
             o.plots.push(Plot {
                 name: stem.into(),
                 title: format!("Exp. 15 {lbl}: two FAST flows, alpha 800, buffer 1590"),
@@ -1621,6 +1633,7 @@ fn e16(scale: Scale, plots: bool) -> Outcome {
     let (checks, note) = e16_checks(&r, end);
     o.checks = checks;
     o.notes.push(note);
+    let mut ns2_run = None;
     if scale == Scale::Full {
         for (bg, ns2, lbl) in OVERFLOW_VARIANTS {
             let v = two_flow_overflow(true, true, end, bg, ns2);
@@ -1640,21 +1653,37 @@ fn e16(scale: Scale, plots: bool) -> Outcome {
                     .collect::<Vec<_>>()
                     .join(", "),
             ));
+            if bg == Bg::None && ns2 {
+                ns2_run = Some(v);
+            }
         }
     }
     if plots {
         let n = names("flow", 2);
-        o.plots.push(Plot {
-            name: "exp16_alpha_adjusting".into(),
-            title: "Exp. 16: decrease pacing + alpha-adjusting, two flows, alpha0 800, buffer 1590"
-                .into(),
-            panels: vec![
-                ("alpha (pkts)".into(), var_lines(&r, "alpha", 0.1, &n)),
-                ("rate (pkt/s, 1 s means)".into(), rate_lines(&r, 1.0, &n)),
-                ("cwnd (pkts)".into(), var_lines(&r, "cwnd", 0.1, &n)),
-                ("queue (pkts)".into(), queue_line(&r, 0.1)),
-            ],
-        });
+        let mut runs = vec![(
+            "Exp. 16: decrease pacing + alpha-adjusting, two flows, alpha0 800, buffer 1590",
+            &r,
+            "exp16_alpha_adjusting",
+        )];
+        if let Some(v) = &ns2_run {
+            runs.push((
+                "Exp. 16 variant with the ns-2 module's recovery: decrease pacing + alpha-adjusting",
+                v,
+                "exp16_alpha_adjusting_ns2_recovery",
+            ));
+        }
+        for (title, r, stem) in runs {
+            o.plots.push(Plot {
+                name: stem.into(),
+                title: title.into(),
+                panels: vec![
+                    ("alpha (pkts)".into(), var_lines(r, "alpha", 0.1, &n)),
+                    ("rate (pkt/s, 1 s means)".into(), rate_lines(r, 1.0, &n)),
+                    ("cwnd (pkts)".into(), var_lines(r, "cwnd", 0.1, &n)),
+                    ("queue (pkts)".into(), queue_line(r, 0.1)),
+                ],
+            });
+        }
     }
     o
 }
@@ -2022,7 +2051,7 @@ pub fn explain(id: u32) -> Option<&'static str> {
         9 => "Does not reproduce. With C = 125 pkt/s the windows flow 2 and 3 need (about 2700 and 59000 packets) are out of reach of +1 packet per RTT (flow 3 would need ~4e7 s), so slow start was used (the thesis does not say how it ran this case); slow start's exit overshoot and then -1 packet per RTT at RTTs of tens of seconds leave the system far from equilibrium within the run. The measured base RTT also includes the bottleneck's 8.3 ms transmission time plus the initial window's own queueing (~80 ms), twice the thesis's 48.8 ms.",
         12 => "Partly reproduces. The queue empties in every run where the drain time T(N) is below the old flows' RTT (cases a and b: N <= 9, and also N = 10; case c: N <= 3), and case (c) is fair up to N = 3, within the thesis's 2-3. Cases (a) and (b) stay fair (ratio >= 0.85) up to N = 12, one above the accepted 9-11: at N = 11 and 12 the queue does not empty, but the partial drain removes most of the new flow's baseRTT error (ratios 0.98/0.96 at N = 11, 0.90/0.85 at N = 12), so fairness falls off more gradually beyond the drain limit than the thesis's figure shows; above that the ratio falls back towards the pure-FAST curve (0.80/0.77 at N = 13, 0.66 at N = 15).",
         15 => "(a) reproduces (flow 2 keeps halving while flow 1 rarely loses; long-term rates clearly unequal). (b) does not: with decrease pacing flow 2 still takes every loss (loss events 0 / 107 over 30-100 s), so the long-term rates stay unequal (2.8:1). In this deterministic drop-tail simulation the flow that regrows after a halving sends two packets per ACK and the overflow drops exactly those second packets, while the steady flow's ACK-clocked packets keep finding free slots (a phase effect, Floyd and Jacobson 1992); decrease pacing keeps the decreasing flow sending but does not change that. The variants show it is the phase lock: with the 1% CBR stream (b) passes (rate ratio 1.03, loss events 61 / 74), but then in (a) the roles of the halving and the steady flow swap at the steady flow's timeouts, so over 30-100 s it is flow 1 that keeps halving and (a)'s 'flow 2 takes >= 2x the losses' fails; with the ns-2 module's recovery (a) passes and (b) stays locked (4.0:1); with both, (b) is at 1.18:1.",
-        16 => "Does not reproduce with the transport's default recovery: the phase lock of item 15(b) keeps flow 1 free of losses, so only flow 2's alpha is halved (mean alphas 800 / 477), and flow 2's first loss events end in timeouts. With the ns-2 module's recovery (variant; it retransmits at once and keeps lost packets in the pipe) alpha-adjusting behaves as the thesis says over 40-100 s (no RTOs, alphas within 1.5% of alpha0 of each other, rates within 0.6%, queue at 91% of the buffer, 1 and 3 packets lost in the loss events of 40-100 s), and it fails only the per-event loss count, which is taken over the whole run: flow 2's start-up at 21 s overflows the buffer twice (190 and 118 packets lost) before alpha-adjusting has acted.",
+        16 => "Does not reproduce with the transport's default recovery: the phase lock of item 15(b) keeps flow 1 free of losses, so only flow 2's alpha is halved (mean alphas 800 / 477 over 40-100 s), and two of flow 2's loss events (the start-up overflow at 21 s and the one at 99.7 s) end in timeouts. The CBR stream alone does not change that (flow 1 still never loses). With the ns-2 module's recovery (variant; it retransmits at once and keeps lost packets in the pipe) alpha-adjusting behaves as the thesis says over 40-100 s: no RTOs, alphas within 1.5% of alpha0 of each other, rates within 0.6%, queue at 91% of the buffer, 1 and 3 packets lost in the two loss events of 40-100 s; that run fails only the per-event loss count, which is taken over the whole run: flow 2's start-up at 21 s overflows the buffer twice (190 and 118 packets lost) before alpha-adjusting has acted. With the module's recovery and the CBR stream, the module's re-inflated window after each recovery overflows the buffer again within 0.5 s (e.g. 1 then 38 and 27 packets at 54 s), the consecutive losses the thesis says alpha-adjusting avoids.",
         _ => return None,
     })
 }
