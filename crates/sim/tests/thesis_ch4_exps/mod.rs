@@ -1014,6 +1014,16 @@ fn new_flow_run(
         nf = nf.param("four_phase", 1.0);
     }
     flows.push(nf);
+    // RTO floor 1 s (RFC 6298 (2.4)) instead of the transport's 200 ms: the
+    // transport takes an RTT sample from every ACK, so after the steady
+    // queue before the arrival the RTO of a 200 ms flow sits a few ms above
+    // its RTT, and the queue's regrowth at the end of the depletion phase
+    // fired spurious timeouts that aborted the four phases (case a,
+    // N = 9-12, with the 200 ms floor; ratios within 3% of these). ns-2,
+    // which the thesis used, times one packet per RTT for its RTO.
+    for f in flows.iter_mut() {
+        f.min_rto = dropless_cc::SECOND;
+    }
     let r = run(dumbbell(c, 10_000_000, flows, end, 0.05));
     let q_pre = queue(&r, 0, t_new - 2.0, t_new) / (n as f64 * 50.0);
     let meas0 = end - (end - t_new) * 0.4;
@@ -1053,7 +1063,7 @@ fn e11_12(scale: Scale, four_phase: bool, plots: bool) -> Outcome {
     let (t_new, end) = (50.0, 150.0);
     let mut o = Outcome {
         setup: format!(
-            "N = {} FAST flows (alpha 50) started together at 0 s, one new flow at {t_new} s (once the old flows are in equilibrium, queue N alpha), C = {c:.0} pkt/s (100 Mb/s of 1040 B); RTT old/new: (a) 200/200, (b) 200/40, (c) 40/200 ms; run {end} s, ratio x_old/x_new over the last 40% of the time after the arrival{}",
+            "N = {} FAST flows (alpha 50) started together at 0 s, one new flow at {t_new} s (once the old flows are in equilibrium, queue N alpha), C = {c:.0} pkt/s (100 Mb/s of 1040 B), RTO floor 1 s; RTT old/new: (a) 200/200, (b) 200/40, (c) 40/200 ms; run {end} s, ratio x_old/x_new over the last 40% of the time after the arrival{}",
             ns.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(","),
             if four_phase { "; the new flow uses the four-phase start with r = alpha = 50" } else { "" }
         ),
@@ -2049,7 +2059,7 @@ pub fn explain(id: u32) -> Option<&'static str> {
     Some(match id {
         7 => "Partly reproduces: the x1/(c/n) ordering FAST > Vegas 250 > Vegas 2475 holds at every n, and every index falls with n, but the Jain ordering FAST > Vegas 250 fails at n = 4-8. There the theoretical margin is only 1-3% (e.g. 0.818 vs 0.803 at n = 4), while prose Vegas with alpha+ = 250 runs measurably fairer than eq. (4.10) (its newest flow up to 8% below theory) because its dead zone beta+ - alpha+ is 10% of alpha+, the 'slight difference' the thesis itself notes for this case.",
         9 => "Does not reproduce. With C = 125 pkt/s the windows flow 2 and 3 need (about 2700 and 59000 packets) are out of reach of +1 packet per RTT (flow 3 would need ~4e7 s), so slow start was used (the thesis does not say how it ran this case); slow start's exit overshoot and then -1 packet per RTT at RTTs of tens of seconds leave the system far from equilibrium within the run. The measured base RTT also includes the bottleneck's 8.3 ms transmission time plus the initial window's own queueing (~80 ms), twice the thesis's 48.8 ms.",
-        12 => "Partly reproduces. The queue empties in every run where the drain time T(N) is below the old flows' RTT (cases a and b: N <= 9, and also N = 10; case c: N <= 3), and case (c) is fair up to N = 3, within the thesis's 2-3. Cases (a) and (b) stay fair (ratio >= 0.85) up to N = 12, one above the accepted 9-11: at N = 11 and 12 the queue does not empty, but the partial drain removes most of the new flow's baseRTT error (ratios 0.98/0.96 at N = 11, 0.90/0.85 at N = 12), so fairness falls off more gradually beyond the drain limit than the thesis's figure shows; above that the ratio falls back towards the pure-FAST curve (0.80/0.77 at N = 13, 0.66 at N = 15).",
+        12 => "Partly reproduces. The queue empties in every run where the drain time T(N) is below the old flows' RTT (cases a and b: N <= 9, and also N = 10; case c: N <= 3), and case (c) is fair up to N = 3, within the thesis's 2-3. Cases (a) and (b) stay fair (ratio >= 0.85) up to N = 12, one above the accepted 9-11: at N = 11 and 12 the queue does not empty, but the partial drain removes most of the new flow's baseRTT error (ratios 0.96/0.96 at N = 11, 0.88/0.85 at N = 12), so fairness falls off more gradually beyond the drain limit than the thesis's figure shows (the old flows, which update every other RTT through a 255/256 RTT average, take longer than the one RTT the derivation allows to refill the queue); above that the ratio falls back towards the pure-FAST curve (0.80/0.77 at N = 13, 0.66 at N = 15).",
         15 => "(a) reproduces (flow 2 keeps halving while flow 1 rarely loses; long-term rates clearly unequal). (b) does not: with decrease pacing flow 2 still takes every loss (loss events 0 / 107 over 30-100 s), so the long-term rates stay unequal (2.8:1). In this deterministic drop-tail simulation the flow that regrows after a halving sends two packets per ACK and the overflow drops exactly those second packets, while the steady flow's ACK-clocked packets keep finding free slots (a phase effect, Floyd and Jacobson 1992); decrease pacing keeps the decreasing flow sending but does not change that. The variants show it is the phase lock: with the 1% CBR stream (b) passes (rate ratio 1.03, loss events 61 / 74), but then in (a) the roles of the halving and the steady flow swap at the steady flow's timeouts, so over 30-100 s it is flow 1 that keeps halving and (a)'s 'flow 2 takes >= 2x the losses' fails; with the ns-2 module's recovery (a) passes and (b) stays locked (4.0:1); with both, (b) is at 1.18:1.",
         16 => "Does not reproduce with the transport's default recovery: the phase lock of item 15(b) keeps flow 1 free of losses, so only flow 2's alpha is halved (mean alphas 800 / 477 over 40-100 s), and two of flow 2's loss events (the start-up overflow at 21 s and the one at 99.7 s) end in timeouts. The CBR stream alone does not change that (flow 1 still never loses). With the ns-2 module's recovery (variant; it retransmits at once and keeps lost packets in the pipe) alpha-adjusting behaves as the thesis says over 40-100 s: no RTOs, alphas within 1.5% of alpha0 of each other, rates within 0.6%, queue at 91% of the buffer, 1 and 3 packets lost in the two loss events of 40-100 s; that run fails only the per-event loss count, which is taken over the whole run: flow 2's start-up at 21 s overflows the buffer twice (190 and 118 packets lost) before alpha-adjusting has acted. With the module's recovery and the CBR stream, the module's re-inflated window after each recovery overflows the buffer again within 0.5 s (e.g. 1 then 38 and 27 packets at 54 s), the consecutive losses the thesis says alpha-adjusting avoids.",
         _ => return None,
