@@ -41,6 +41,21 @@
 //! happen during recovery; an RTO sets `ssthresh` to half the flight and
 //! `cwnd = rto_cwnd` (module: 2).
 //!
+//! # ns-2 module recovery (`ns2_recovery`, off by default)
+//! The module runs `fast_est` and `fast_cc` only outside fast recovery
+//! (note §3.6, `recv`): during recovery baseRTT, avgRTT and the recorded
+//! flight `avg_cwnd_last_RTT_` stay at their pre-loss values, and every
+//! packet sent during recovery stores that pre-loss flight as its
+//! `old_cwnd`. After recovery the first updates therefore compute
+//! `(1 - gamma) cwnd + gamma (W_pre d/D_pre + alpha)` from the halved
+//! window, the pre-loss flight `W_pre` and the pre-loss avgRTT, which
+//! re-inflates the window within one update. With the option on, this
+//! controller does the same: no estimation while the transport reports
+//! fast recovery, and for ACKs of packets sent before recovery ended
+//! (`delivered_at_send` not above the delivery count at the end) the
+//! pre-loss flight replaces the transport's `in_flight_at_send`. Use with
+//! the transport's ns-2 recovery (`FlowSpec::ns2_recovery`).
+//!
 //! # Thesis extensions (Cui, seed 003, §4.4-4.5), each switchable per flow
 //! * **Decrease pacing** (`decrease_pacing`, Algorithm 1): an update whose
 //!   target `W(t+1)` is below the window `W(t)` no longer sets the window at
@@ -109,6 +124,9 @@ pub struct FastConfig {
     pub alpha_floor: f64,
     /// alpha-adjusting: an RTO halves alpha too (on; the thesis is silent).
     pub alpha_rto_halve: bool,
+    /// Estimation frozen during loss recovery and the pre-loss flight as
+    /// `old_cwnd` for packets sent in recovery, as the ns-2 module (off).
+    pub ns2_recovery: bool,
     /// Thesis four-phase queue-draining start (off).
     pub four_phase: Option<FourPhaseConfig>,
 }
@@ -132,6 +150,7 @@ impl Default for FastConfig {
             alpha_k: 0.1,
             alpha_floor: 0.01,
             alpha_rto_halve: true,
+            ns2_recovery: false,
             four_phase: None,
         }
     }
@@ -212,6 +231,15 @@ pub struct Fast {
     dec_step: f64,
     /// Four-phase start, when enabled.
     fp: Option<FourPhase>,
+    /// `ns2_recovery`: flight at the last ACK outside recovery (module
+    /// `avg_cwnd_last_RTT_`), the value frozen for the current or last
+    /// recovery, the delivery count of the latest ACK and the one at the
+    /// end of the last recovery (packets with `delivered_at_send` up to it
+    /// were sent before recovery ended).
+    pif_outside: f64,
+    pif_frozen: f64,
+    delivered: u64,
+    rec_end_delivered: Option<u64>,
 }
 
 impl Fast {
@@ -240,6 +268,10 @@ impl Fast {
             dec_target: 0.0,
             dec_step: 0.0,
             fp: cfg.four_phase.map(|c| FourPhase::new(c, cfg.alpha)),
+            pif_outside: 0.0,
+            pif_frozen: 0.0,
+            delivered: 0,
+            rec_end_delivered: None,
         }
     }
 
@@ -449,10 +481,15 @@ impl Controller for Fast {
         } else {
             self.core.cwnd
         };
-        if let Some(r) = sample {
+        let frozen = self.cfg.ns2_recovery && ack.in_recovery;
+        if let Some(r) = sample.filter(|_| !frozen) {
             self.estimate(r, pif);
         }
         self.core.last_flight = ack.in_flight;
+        self.delivered = ack.delivered;
+        if !ack.in_recovery {
+            self.pif_outside = pif;
+        }
         if ack.in_recovery {
             // Module: no window control in fast recovery, only the update
             // clock moves.
@@ -510,11 +547,20 @@ impl Controller for Fast {
         self.acks_per_rtt += 1;
 
         let acked = ack.newly_acked as f64;
-        let old_cwnd = if ack.in_flight_at_send > 0 {
+        let mut old_cwnd = if ack.in_flight_at_send > 0 {
             ack.in_flight_at_send as f64
         } else {
             self.core.cwnd
         };
+        if let Some(end) = self.rec_end_delivered {
+            // ns-2 module: packets sent in recovery recorded the frozen
+            // pre-loss flight as their old_cwnd (note §3.6).
+            if ack.delivered_at_send <= end {
+                old_cwnd = self.pif_frozen;
+            } else {
+                self.rec_end_delivered = None;
+            }
+        }
         let q = self.avg_rtt - self.base_rtt;
 
         if self.in_ss {
@@ -571,6 +617,10 @@ impl Controller for Fast {
     fn on_congestion_event(&mut self, now: Time, _ev: &CongestionEvent) {
         // Module dupack_action: slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF).
         self.core.reduce_to(self.core.cwnd / 2.0);
+        if self.cfg.ns2_recovery {
+            self.pif_frozen = self.pif_outside;
+            self.rec_end_delivered = None;
+        }
         self.pending = 0;
         self.dec_target = 0.0;
         self.in_ss = false;
@@ -583,6 +633,9 @@ impl Controller for Fast {
     }
 
     fn on_recovery_end(&mut self, now: Time) {
+        if self.cfg.ns2_recovery && self.pif_frozen > 0.0 {
+            self.rec_end_delivered = Some(self.delivered);
+        }
         // Thesis §4.5.4: after returning to congestion avoidance alpha
         // starts to increase (eq. (4.35)).
         if self.cfg.alpha_adjust {
@@ -594,6 +647,8 @@ impl Controller for Fast {
     fn on_rto(&mut self, _now: Time) {
         // Module timeout: CLOSE_SSTHRESH_HALF, cwnd = slowstart_ (2).
         self.core.rto();
+        self.rec_end_delivered = None;
+        self.pif_frozen = 0.0;
         self.pending = 0;
         self.dec_target = 0.0;
         self.in_ss = self.cfg.slow_start;
@@ -982,14 +1037,77 @@ mod tests {
     fn four_phase_start_runs_once_after_the_window_settles() {
         let mut k = cfg(20.0, 10.0);
         k.four_phase = Some(FourPhaseConfig::default());
-        let (c, _) = converge(Fast::new(k), 100 * MILLISECOND, 200 * MILLISECOND, 200);
+        let (c, ws) = converge(Fast::new(k), 100 * MILLISECOND, 200 * MILLISECOND, 300);
         let fp = c.four_phase().unwrap();
         assert_eq!(fp.phase(), crate::fast_start::Phase::Done);
         assert!(fp.times.iter().all(|t| t.is_some()), "{:?}", fp.times);
         let mut v = Vec::new();
         c.trace_vars(&mut v);
         assert_eq!(v.last(), Some(&("phase", 5.0)));
-        // Back at the FAST equilibrium alpha D/(D-d) = 40 afterwards.
-        assert!((c.cwnd() - 40.0).abs() <= 3.0, "{}", c.cwnd());
+        // FAST resumed afterwards: the window rests at a fixed point of the
+        // module's law, where the target is less than one whole paced
+        // increment above it (fast_pace adds whole packets), ...
+        let gap = c.last_target() - c.cwnd();
+        assert!(
+            (0.0..1.0).contains(&gap),
+            "{} {}",
+            c.cwnd(),
+            c.last_target()
+        );
+        assert!(ws[ws.len() - 100..].iter().all(|&w| w == c.cwnd()));
+        // ... near the equilibrium alpha D/(D-d) = 40: these fluid rounds
+        // report floor(cwnd) as the flight (old_cwnd), whose fixed point
+        // with whole increments lies a few packets lower (35.8 here).
+        assert!((c.cwnd() - 40.0).abs() <= 5.0, "{}", c.cwnd());
+    }
+
+    #[test]
+    fn ns2_recovery_freezes_estimation_and_the_old_window() {
+        let mut k = cfg(1.0, 100.0);
+        k.ns2_recovery = true;
+        let run = |k: FastConfig| {
+            let mut c = Fast::new(k);
+            let mut a = ack(from_secs(0.1), 1);
+            a.in_flight = 100;
+            a.in_flight_at_send = 100;
+            a.delivered = 100;
+            c.on_ack(SECOND, &a);
+            assert_eq!(cwnd(&c), 100.0);
+            c.on_congestion_event(SECOND + 100 * MILLISECOND, &loss(100));
+            assert_eq!(cwnd(&c), 50.0);
+            // A recovery ACK with a lower RTT.
+            a.rtt = Some(from_secs(0.05));
+            a.in_recovery = true;
+            a.delivered = 150;
+            c.on_ack(SECOND + 200 * MILLISECOND, &a);
+            c.on_recovery_end(SECOND + 300 * MILLISECOND);
+            // First update after recovery: ACK of a packet sent in recovery
+            // (delivered_at_send 120 <= 150), the transport's flight 50.
+            a.rtt = Some(from_secs(0.4));
+            a.in_recovery = false;
+            a.in_flight = 50;
+            a.in_flight_at_send = 50;
+            a.delivered_at_send = 120;
+            a.delivered = 160;
+            c.on_ack(SECOND + 310 * MILLISECOND, &a);
+            c
+        };
+        // Module: baseRTT and avgRTT untouched by the recovery ACK; the
+        // update uses the pre-loss flight 100 as old_cwnd:
+        // 25 + 0.5 (100 d/D + 1), D = (255 * 0.1 + 0.4)/256.
+        let c = run(k);
+        let big_d = (255.0 * 0.1 + 0.4) / 256.0;
+        assert_eq!(c.base_rtt(), 0.1);
+        assert!((c.avg_rtt() - big_d).abs() < 1e-12);
+        let want = 25.0 + 0.5 * (100.0 * 0.1 / big_d + 1.0);
+        assert!((c.last_target() - want).abs() < 1e-9, "{}", c.last_target());
+        assert_eq!(c.rec_end_delivered, Some(150));
+        // Default: the recovery ACK's sample counts, and old_cwnd is the
+        // transport's flight at send (50).
+        let c = run(cfg(1.0, 100.0));
+        assert_eq!(c.base_rtt(), 0.05);
+        let big_d = c.avg_rtt();
+        let want = 25.0 + 0.5 * (50.0 * 0.05 / big_d + 1.0);
+        assert!((c.last_target() - want).abs() < 1e-9, "{}", c.last_target());
     }
 }

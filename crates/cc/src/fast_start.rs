@@ -20,9 +20,14 @@
 //!
 //! # Choices the thesis leaves open (note §7 item 11), made here
 //! * **"Window stabilised"** (start of phase 1): at `stable_updates`
-//!   consecutive FAST window updates (default 3) the target differs from
+//!   consecutive FAST update rounds (default 3) the target differs from
 //!   the current window by at most `max(1, stable_tol * cwnd)` packets
-//!   (default 1%).
+//!   (default 1%). Only the first update of a round counts (an update at
+//!   least one avgRTT after the last counted one): within an update round
+//!   the module updates every `update_period` (10 ms), and those updates
+//!   see nearly the same state, so counting them would declare the window
+//!   stable within one RTT, while the flow and the older flows (whose RTT
+//!   may be five times longer) are still converging.
 //! * **"baseRTT stabilises"** (end of phase 2): the first depletion RTT is
 //!   timed with `D_pre` (the ACKs of the packets sent during reduction come
 //!   back after the congested RTT); if baseRTT made no new minimum during it,
@@ -107,6 +112,8 @@ pub struct FourPhase {
     cfg: FourPhaseConfig,
     phase: Phase,
     stable_count: u32,
+    /// Time of the last update counted towards `stable_count`.
+    last_counted: Option<Time>,
     r: f64,
     /// avgRTT and window when reduction started.
     d_pre: f64,
@@ -136,6 +143,7 @@ impl FourPhase {
             cfg,
             phase: Phase::Waiting,
             stable_count: 0,
+            last_counted: None,
             r,
             d_pre: 0.0,
             w0: 0.0,
@@ -183,6 +191,16 @@ impl FourPhase {
         if self.phase != Phase::Waiting {
             return;
         }
+        // Only the first update of an update round counts: within one round
+        // the module updates every `update_period` (10 ms), and those
+        // updates see nearly the same state, so counting them would call
+        // the window stable within a single RTT.
+        if let Some(t) = self.last_counted {
+            if now < t + from_secs(avg_rtt) {
+                return;
+            }
+        }
+        self.last_counted = Some(now);
         let tol = (self.cfg.stable_tol * cwnd_before).max(1.0);
         if (target - cwnd_before).abs() <= tol {
             self.stable_count += 1;
@@ -315,12 +333,23 @@ mod tests {
         // alpha = 10, r = 10; D_pre = 0.2 s, window 100.
         let mut p = FourPhase::new(FourPhaseConfig::default(), 10.0);
         let mut t = SECOND;
-        // Three stable updates start reduction.
+        // Three stable updates in three update rounds start reduction.
         p.on_update(t, 90.0, 100.0, 0.2);
         assert_eq!(p.phase(), Phase::Waiting);
-        for _ in 0..3 {
+        // Updates of the same round (10 ms apart, within one avgRTT of the
+        // last counted one) do not count.
+        for _ in 0..5 {
+            t += 10 * MILLISECOND;
             p.on_update(t, 100.0, 100.5, 0.2);
         }
+        assert_eq!(p.phase(), Phase::Waiting);
+        for _ in 0..2 {
+            t += 200 * MILLISECOND;
+            p.on_update(t, 100.0, 100.5, 0.2);
+        }
+        assert_eq!(p.phase(), Phase::Waiting);
+        t += 200 * MILLISECOND;
+        p.on_update(t, 100.0, 100.5, 0.2);
         assert_eq!(p.phase(), Phase::Reduction);
         let (mut w, mut avg) = (100.0, 0.2);
         // 100 ACKs in one RTT: the window falls by 0.9 per ACK, to 10.
@@ -361,11 +390,11 @@ mod tests {
             ..FourPhaseConfig::default()
         };
         let mut p = FourPhase::new(cfg, 10.0);
-        for _ in 0..3 {
-            p.on_update(SECOND, 100.0, 100.0, 0.2);
+        for i in 0..3 {
+            p.on_update(SECOND + i * 200 * MILLISECOND, 100.0, 100.0, 0.2);
         }
         let (mut w, mut avg) = (100.0, 0.2);
-        let mut t = SECOND + 201 * MILLISECOND;
+        let mut t = SECOND + 601 * MILLISECOND;
         p.on_ack(t, 1.0, Some(0.2), 0.2, 10.0, &mut w, &mut avg);
         assert_eq!(p.phase(), Phase::Depletion);
         assert_eq!(w, 99.25);

@@ -221,6 +221,7 @@ static SPECS: &[CcSpec] = &[
             "alpha_k" = 0.1, "alpha-adjusting recovery rate k, 1/s (thesis eq. (4.35): 0.1)";
             "alpha_floor" = 0.01, "alpha-adjusting floor, fraction of alpha (thesis: 1/100)";
             "alpha_rto_halve" = 1.0, "1: an RTO also halves alpha (thesis silent)";
+            "ns2_recovery" = 0.0, "1: estimation frozen in loss recovery, as the ns-2 module (no fast_est in fast recovery)";
             "four_phase" = 0.0, "1: thesis four-phase queue-draining start (reduction, depletion, refill, stabilisation)";
             "fp_r" = 0.0, "four-phase rate-scaling factor r (0: alpha, the thesis's recommendation)";
             "fp_stable_updates" = 3.0, "four-phase: consecutive stable window updates that start the phases";
@@ -537,6 +538,7 @@ pub fn build(
                 alpha_k: v.positive("alpha_k")?,
                 alpha_floor: v.fraction("alpha_floor")?,
                 alpha_rto_halve: v.boolean("alpha_rto_halve")?,
+                ns2_recovery: v.boolean("ns2_recovery")?,
                 four_phase: if v.boolean("four_phase")? {
                     Some(FourPhaseConfig {
                         r: v.non_negative("fp_r")?,

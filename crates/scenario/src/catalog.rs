@@ -168,6 +168,11 @@ pub const FLOW_KEYS: &[KeyDoc] = &[
         "receive-window cap: \"1000pkt\" or bytes of payload (\"172KB\")",
     ),
     k(
+        "ns2_recovery",
+        "false",
+        "true: the ns-2 FAST module's loss recovery in the transport (first retransmission at once, two packets per partial ACK, lost packets kept in the recovery pipe); pair with the FAST parameter ns2_recovery = 1",
+    ),
+    k(
         "label",
         "\"CC #ID\"",
         "name of the flow in plots and tables",

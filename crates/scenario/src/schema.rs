@@ -341,6 +341,7 @@ struct RawFlow {
     ack: AckPolicy,
     min_rto: Time,
     max_window: Option<u64>,
+    ns2_recovery: bool,
     label: Option<String>,
 }
 
@@ -550,6 +551,7 @@ fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) ->
             }
         }
     };
+    let ns2_recovery = o.boolean("ns2_recovery")?.unwrap_or(false);
     let label = o.string("label", "a string")?.map(str::to_string);
     Ok(RawFlow {
         path: path.to_string(),
@@ -567,6 +569,7 @@ fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) ->
         ack,
         min_rto,
         max_window,
+        ns2_recovery,
         label,
     })
 }
@@ -996,6 +999,7 @@ pub(crate) fn build(
                 ecn: false,
                 min_rto: f.min_rto,
                 max_window: f.max_window,
+                ns2_recovery: f.ns2_recovery,
             });
             let label = match (&f.label, f.count) {
                 (Some(l), 1) => l.clone(),

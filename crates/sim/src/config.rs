@@ -125,6 +125,17 @@ pub struct FlowSpec {
     /// Receive-window / send-buffer cap in packets (Reno's `W_max` in the
     /// TCP-Madison comparisons, seed 002 §5.1). `None`: the transport default.
     pub max_window: Option<u64>,
+    /// Loss recovery of the ns-2 FAST TCP module (Cui and Andrew's
+    /// `tcp-fast.cc`, reference note `thesis_ch2_ch4_protocols.md` §3.6):
+    /// the first retransmission leaves as soon as loss is detected
+    /// ([`dropless_transport::SenderConfig::fast_retransmit`]), every
+    /// partial ACK releases two packets past the window
+    /// ([`dropless_transport::SenderConfig::partial_ack_pair`]), and lost
+    /// packets stay counted in the recovery pipe
+    /// ([`dropless_transport::SenderConfig::recovery_pipe_counts_lost`]).
+    /// Off: the transport's default RFC 6675 recovery. The controller-side
+    /// half (frozen estimation) is FAST's `ns2_recovery` parameter.
+    pub ns2_recovery: bool,
 }
 
 impl FlowSpec {
@@ -144,6 +155,7 @@ impl FlowSpec {
             ecn: false,
             min_rto: 200 * dropless_cc::MILLISECOND,
             max_window: None,
+            ns2_recovery: false,
         }
     }
     /// Sets a controller parameter (builder style).

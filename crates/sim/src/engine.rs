@@ -410,6 +410,9 @@ impl Simulation {
                 rto_restart_on_head_retransmit: fs.ack_policy
                     == dropless_transport::AckPolicy::ProbeOnly,
                 max_window: fs.max_window.unwrap_or(SenderConfig::default().max_window),
+                fast_retransmit: fs.ns2_recovery,
+                partial_ack_pair: fs.ns2_recovery,
+                recovery_pipe_counts_lost: fs.ns2_recovery,
                 ..SenderConfig::default()
             };
             if fs.stop.is_some_and(|s| s <= fs.start) {

@@ -50,19 +50,19 @@ exps! {
     e06_vegas_250_vs_theory = 6;
     e08_buffer_growth = 8;
     e10_two_flow_closed_forms = 10;
+    e11_new_flow_pure_fast = 11;
     e13_four_phase_three_flows = 13;
     e14_overflow_original = 14;
     e17_alpha_adjusting_rtts = 17;
     e18_alpha_adjusting_alphas = 18;
+    e19_random_loss = 19;
     e20_multi_bottleneck = 20;
 }
 
 not_reproduced! {
     e07_fairness_ordering = 7;
     e09_pathological_vegas = 9;
-    e11_new_flow_pure_fast = 11;
     e12_four_phase = 12;
     e15_decrease_pacing = 15;
     e16_alpha_adjusting = 16;
-    e19_random_loss = 19;
 }

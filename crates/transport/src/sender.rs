@@ -50,6 +50,22 @@ pub struct SenderConfig {
     /// after detection (b the controller's decrease), which with RTTs near
     /// the minimum RTO can cause a spurious timeout after every loss event.
     pub fast_retransmit: bool,
+    /// On each partial ACK during fast recovery (the cumulative ACK advances
+    /// but stays below the recovery point), let two packets leave whatever
+    /// the window, retransmissions first: the "two packets per partial ACK,
+    /// so as not to do worse than slow start" of ns-2's SACK agents and of
+    /// the ns-2 FAST TCP module (`partial_ack_action`; reference note
+    /// `thesis_ch2_ch4_protocols.md` §3.6). Off: recovery is purely
+    /// pipe-limited (RFC 6675).
+    pub partial_ack_pair: bool,
+    /// During fast recovery, count the packets declared lost in the episode,
+    /// and retransmissions delivered in it, as still in the pipe, as the
+    /// `pipe_` of the ns-2 FAST TCP module does (`maxseq - highest_ack - 3`
+    /// on entry, one less per ACK, one more per transmission; reference
+    /// note §3.6): with many losses in a window the sender then waits for
+    /// ACKs instead of refilling the reduced window at once. Off: RFC 6675
+    /// pipe (packets in flight, lost ones excluded).
+    pub recovery_pipe_counts_lost: bool,
 }
 
 impl Default for SenderConfig {
@@ -67,6 +83,8 @@ impl Default for SenderConfig {
             ecn: false,
             rto_restart_on_head_retransmit: false,
             fast_retransmit: false,
+            partial_ack_pair: false,
+            recovery_pipe_counts_lost: false,
         }
     }
 }
@@ -296,6 +314,12 @@ pub struct Sender {
     /// left yet: it may leave whatever the window (RFC 6675 §5 step (4.3),
     /// RFC 5681 §3.2 fast retransmit).
     fast_rtx: bool,
+    /// Transmissions still allowed past the window by the last partial ACK
+    /// ([`SenderConfig::partial_ack_pair`]).
+    partial_ack_sends: u8,
+    /// Packets declared lost, and retransmissions delivered, in the current
+    /// fast-recovery episode ([`SenderConfig::recovery_pipe_counts_lost`]).
+    episode_extra: u32,
     /// Packets declared lost by the ACK being processed.
     scratch_lost: LostSeqs,
     stats: SenderStats,
@@ -344,6 +368,8 @@ impl Sender {
             pair_pending: false,
             last_tx_time: None,
             fast_rtx: false,
+            partial_ack_sends: 0,
+            episode_extra: 0,
             scratch_lost: LostSeqs::new(),
             stats: SenderStats::default(),
             start_time: now,
@@ -447,8 +473,19 @@ impl Sender {
             }
             self.fast_rtx = false;
         }
-        (self.in_flight as f64) < self.window()
+        ((self.pipe() as f64) < self.window() || self.partial_ack_sends > 0)
             && (self.next_retransmit().is_some() || self.has_new_data())
+    }
+
+    /// Packets counted against the window: those in flight, plus, with
+    /// [`SenderConfig::recovery_pipe_counts_lost`] during fast recovery, the
+    /// episode's lost packets and delivered retransmissions.
+    fn pipe(&self) -> u32 {
+        if self.cfg.recovery_pipe_counts_lost && self.in_recovery && !self.recovery_after_rto {
+            self.in_flight + self.episode_extra
+        } else {
+            self.in_flight
+        }
     }
 
     /// The next packet to send at `now`, if window, data and pacing allow.
@@ -459,6 +496,9 @@ impl Sender {
         let pacing = self.ctl.pacing_rate.filter(|r| *r > 0.0 && r.is_finite());
         if pacing.is_some() && !self.pair_pending && !self.pacer.ready(now) {
             return None;
+        }
+        if self.partial_ack_sends > 0 && (self.pipe() as f64) >= self.window() {
+            self.partial_ack_sends -= 1;
         }
         let (seq, retransmit) = match self.next_retransmit() {
             Some(seq) => {
@@ -618,6 +658,8 @@ impl Sender {
         self.recovery_event = Some(self.stats.events.len() - 1);
         self.pair_pending = false;
         self.fast_rtx = false;
+        self.partial_ack_sends = 0;
+        self.episode_extra = 0;
         self.cc.on_rto(now);
         self.refresh_control();
         self.pacer.reset(now);
@@ -630,6 +672,9 @@ impl Sender {
             PktState::Delivered => {}
             PktState::InFlight => {
                 p.state = PktState::Delivered;
+                if p.retransmitted && self.in_recovery {
+                    self.episode_extra += 1;
+                }
                 self.in_flight -= 1;
                 *hi_tx = (*hi_tx).max(p.tx_index);
                 *acked += 1;
@@ -719,7 +764,16 @@ impl Sender {
         if self.in_recovery && self.snd_una >= self.recovery_point {
             self.in_recovery = false;
             self.recovery_event = None;
+            self.partial_ack_sends = 0;
+            self.episode_extra = 0;
             self.cc.on_recovery_end(now);
+        } else if self.cfg.partial_ack_pair
+            && cum_advanced
+            && self.in_recovery
+            && !self.recovery_after_rto
+        {
+            // A partial ACK: two packets may leave past the window.
+            self.partial_ack_sends = 2;
         }
 
         // Loss detection: a transmission is lost once `dupthresh` later
@@ -754,6 +808,9 @@ impl Sender {
             }
         }
         self.stats.packets_lost += newly_lost as u64;
+        if self.in_recovery {
+            self.episode_extra += newly_lost;
+        }
 
         let cwnd_before = self.window();
         let new_ce = ack.ce_count.saturating_sub(self.ce_seen);
@@ -795,6 +852,7 @@ impl Sender {
                 // instead of freezing it for the many RTTs that takes.
                 self.recovery_after_rto = lost_after_rto;
                 self.recovery_start = now;
+                self.episode_extra = newly_lost;
                 self.recovery_point = self.next_seq;
                 self.stats.congestion_events += 1;
                 self.stats.events.push(EventRecord {
@@ -1050,6 +1108,71 @@ mod tests {
         assert_eq!(s.poll_transmit(110).unwrap().seq, 10);
         assert_eq!(s.poll_transmit(110).unwrap().seq, 11);
         assert!(s.poll_transmit(110).is_none());
+    }
+
+    #[test]
+    fn ns2_recovery_keeps_lost_packets_in_the_pipe_and_sends_two_per_partial_ack() {
+        let cfg = SenderConfig {
+            fast_retransmit: true,
+            partial_ack_pair: true,
+            recovery_pipe_counts_lost: true,
+            ..SenderConfig::default()
+        };
+        let mut s = Sender::new(cfg, Box::new(Halving(10.0)), 0);
+        for _ in 0..10 {
+            s.poll_transmit(1).unwrap();
+        }
+        // 0 lost (1..=4 arrive): window 5, 5 in flight + 1 lost; the
+        // retransmission of 0 leaves at once.
+        s.handle_ack(100, &ack(0, &[(1, 5)], 4, 1));
+        assert_eq!(s.poll_transmit(100).unwrap().seq, 0);
+        assert!(s.poll_transmit(100).is_none());
+        // 6..=9 arrive, 5 is lost: 1 in flight (the retransmission), 2 lost
+        // in the episode: pipe 3 < 5, two packets leave (RFC 6675 alone
+        // would send four).
+        s.handle_ack(110, &ack(0, &[(1, 5), (6, 10)], 9, 1));
+        assert_eq!(s.in_flight(), 1);
+        assert_eq!(s.poll_transmit(110).unwrap().seq, 5);
+        assert_eq!(s.poll_transmit(110).unwrap().seq, 10);
+        assert!(s.poll_transmit(110).is_none());
+        // Partial ACK (0 retransmitted arrives, cumulative ACK 5 < recovery
+        // point 10): pipe 2 in flight + 3 = 5, the window is full, but two
+        // packets leave anyway.
+        s.handle_ack(120, &ack(5, &[(6, 10)], 0, 100));
+        assert!(s.in_recovery());
+        assert_eq!(s.poll_transmit(120).unwrap().seq, 11);
+        assert_eq!(s.poll_transmit(120).unwrap().seq, 12);
+        assert!(s.poll_transmit(120).is_none());
+        // The full ACK ends recovery; the plain window rules again.
+        s.handle_ack(130, &ack(11, &[], 5, 110));
+        assert!(!s.in_recovery());
+        assert_eq!(s.in_flight(), 2);
+        assert_eq!(s.poll_transmit(130).unwrap().seq, 13);
+        assert_eq!(s.poll_transmit(130).unwrap().seq, 14);
+        assert_eq!(s.poll_transmit(130).unwrap().seq, 15);
+        assert!(s.poll_transmit(130).is_none());
+        // Default configuration: the same losses refill the reduced window
+        // at once (RFC 6675 pipe) and a partial ACK releases nothing extra.
+        let mut s = Sender::new(
+            SenderConfig {
+                fast_retransmit: true,
+                ..SenderConfig::default()
+            },
+            Box::new(Halving(10.0)),
+            0,
+        );
+        for _ in 0..10 {
+            s.poll_transmit(1).unwrap();
+        }
+        s.handle_ack(100, &ack(0, &[(1, 5)], 4, 1));
+        assert_eq!(s.poll_transmit(100).unwrap().seq, 0);
+        s.handle_ack(110, &ack(0, &[(1, 5), (6, 10)], 9, 1));
+        let sent: Vec<u64> = std::iter::from_fn(|| s.poll_transmit(110).map(|p| p.seq)).collect();
+        assert_eq!(sent, vec![5, 10, 11, 12]);
+        s.handle_ack(120, &ack(5, &[(6, 10)], 0, 100));
+        assert_eq!(s.in_flight(), 4);
+        assert_eq!(s.poll_transmit(120).unwrap().seq, 13);
+        assert!(s.poll_transmit(120).is_none());
     }
 
     #[test]
