@@ -522,6 +522,16 @@ impl Simulation {
         self.events_processed
     }
 
+    /// The sender and receiver of flow `i`, with every arrival up to now
+    /// processed (diagnostics: receiver duplicates count spurious
+    /// retransmissions).
+    pub fn endpoints(&mut self, i: usize) -> (&Sender, &Receiver) {
+        let now = self.now;
+        let f = &mut self.flows[i];
+        Self::materialize(f, now);
+        (&f.sender, &f.receiver)
+    }
+
     /// Runs until `t` (capped at the configured duration).
     pub fn run_until(&mut self, t: Time) {
         let t = t.min(self.cfg.duration);
