@@ -407,8 +407,6 @@ impl Simulation {
                 total_bytes: fs.size,
                 ecn: fs.ecn,
                 min_rto: fs.min_rto,
-                rto_restart_on_head_retransmit: fs.ack_policy
-                    == dropless_transport::AckPolicy::ProbeOnly,
                 max_window: fs.max_window.unwrap_or(SenderConfig::default().max_window),
                 ..SenderConfig::default()
             };
