@@ -4,7 +4,8 @@
 //! 278 ms, 158 KB, 42% Poisson cross traffic) and a few variants.
 //!
 //! `cargo run --release -p dropless-sim --example transport_losses -- [secs] [seed] [cc ...]`
-//! (cc: `fast`, `newreno`, `newreno-delack`, `highspeed`, `cubic`, `bic`, `scalable`).
+//! (cc: `fast`, `fast-delack`, `newreno`, `newreno-delack`, `highspeed`, `cubic`, `bic`,
+//! `scalable`). `XP_EVENTS=1` also lists the congestion events.
 
 #[path = "../tests/common/madison.rs"]
 mod sc;
@@ -44,8 +45,18 @@ fn main() {
     };
     println!(
         "{:<16} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6} {:>8} {:>8} {:>6} {:>9} {:>8}",
-        "cc", "sent", "declared", "drops", "dupthr", "rto_lost", "rtos", "rto<FR", "rx_dups",
-        "events", "loss/1e4", "drop/1e4"
+        "cc",
+        "sent",
+        "declared",
+        "drops",
+        "dupthr",
+        "rto_lost",
+        "rtos",
+        "rto<FR",
+        "rx_dups",
+        "events",
+        "loss/1e4",
+        "drop/1e4"
     );
     for name in &ccs {
         let cfg = fig8(&FIG8[0], flow(name), s(dur), seed);
