@@ -630,22 +630,42 @@ impl Sender {
         self.pacer.reset(now);
     }
 
-    fn mark_delivered(&mut self, seq: u64, hi_tx: &mut u64, acked: &mut u32, bytes: &mut u64) {
+    /// `echo`: the ACK's `(echo_seq, ts_echo)`, naming the transmission
+    /// that triggered it.
+    fn mark_delivered(
+        &mut self,
+        seq: u64,
+        echo: (u64, Time),
+        hi_tx: &mut u64,
+        acked: &mut u32,
+        bytes: &mut u64,
+    ) {
         let i = (seq - self.snd_una) as usize;
         let p = &mut self.pkts[i];
+        // Which transmission of a retransmitted packet arrived is known only
+        // when the ACK echoes it; otherwise it may be the original (after a
+        // spurious timeout), and crediting the retransmission's place in the
+        // transmission order would declare the retransmissions sent before
+        // it lost while they are still in flight. RFC 8985 §6.2 step 2
+        // likewise skips ambiguous deliveries of retransmitted packets.
+        let tx = if !p.retransmitted || echo == (seq, p.sent_time) {
+            p.tx_index
+        } else {
+            0
+        };
         match p.state {
             PktState::Delivered => {}
             PktState::InFlight => {
                 p.state = PktState::Delivered;
                 self.in_flight -= 1;
-                *hi_tx = (*hi_tx).max(p.tx_index);
+                *hi_tx = (*hi_tx).max(tx);
                 *acked += 1;
                 *bytes += p.len as u64;
             }
             PktState::Lost => {
                 // Arrived after all (spurious loss or a late original).
                 p.state = PktState::Delivered;
-                *hi_tx = (*hi_tx).max(p.tx_index);
+                *hi_tx = (*hi_tx).max(tx);
                 *acked += 1;
                 *bytes += p.len as u64;
             }
@@ -665,6 +685,7 @@ impl Sender {
         } else {
             None
         };
+        let echo_tx = (ack.echo_seq, ack.ts_echo);
         let mut hi_tx = 0u64;
         let mut acked = 0u32;
         let mut bytes = 0u64;
@@ -672,7 +693,7 @@ impl Sender {
         // Cumulative part.
         while self.snd_una < ack.cum_ack {
             let seq = self.snd_una;
-            self.mark_delivered(seq, &mut hi_tx, &mut acked, &mut bytes);
+            self.mark_delivered(seq, echo_tx, &mut hi_tx, &mut acked, &mut bytes);
             let p = self
                 .pkts
                 .pop_front()
@@ -693,7 +714,7 @@ impl Sender {
             }
             sacked.insert_with(s, e, |a, b| {
                 for seq in a..b {
-                    self.mark_delivered(seq, &mut hi_tx, &mut acked, &mut bytes);
+                    self.mark_delivered(seq, echo_tx, &mut hi_tx, &mut acked, &mut bytes);
                 }
             });
         }
@@ -775,10 +796,14 @@ impl Sender {
         // After a timeout the sender slow-starts while it resends the lost
         // window; losing a packet it sent after the timeout is new
         // congestion and must end slow start, even before the recovery point.
-        let lost_after_rto =
-            self.recovery_after_rto && newly_lost > 0 && last_lost_sent >= self.recovery_start;
+        // The same holds in fast recovery: losing a retransmission, or data
+        // sent at the reduced window, is a second indication of congestion
+        // and the window MUST be lowered again (RFC 5681 §4.3).
+        let lost_in_recovery =
+            self.in_recovery && newly_lost > 0 && last_lost_sent >= self.recovery_start;
+        let lost_after_rto = lost_in_recovery && self.recovery_after_rto;
         if let Some(cause) = cause {
-            if self.in_recovery && !lost_after_rto {
+            if self.in_recovery && !lost_in_recovery {
                 if let Some(ev) = self.recovery_event {
                     let rec = &mut self.stats.events[ev];
                     if newly_lost > 0 {
@@ -1081,6 +1106,61 @@ mod tests {
             "the retransmission of 0 is lost too"
         );
         assert_eq!(s.poll_transmit(201).unwrap().seq, 0);
+    }
+
+    #[test]
+    fn lost_retransmission_is_a_second_congestion_event() {
+        // RFC 5681 §4.3: the loss of a retransmission is a second indication
+        // of congestion; the window must be lowered again.
+        let mut s = Sender::new(SenderConfig::default(), Box::new(Halving(20.0)), 0);
+        for _ in 0..10 {
+            s.poll_transmit(1).unwrap();
+        }
+        s.handle_ack(100, &ack(0, &[(1, 4)], 3, 1));
+        assert_eq!(s.control().cwnd, Some(10.0));
+        assert_eq!(s.poll_transmit(101).unwrap().seq, 0);
+        // A loss of a packet sent before the event is the same event ...
+        s.handle_ack(102, &ack(0, &[(1, 4), (5, 8)], 7, 1));
+        assert_eq!(s.stats().congestion_events, 1);
+        assert_eq!(s.control().cwnd, Some(10.0));
+        for _ in 0..3 {
+            s.poll_transmit(103).unwrap();
+        }
+        // ... the loss of the retransmission of 0 (10..=12 sent after it
+        // arrive, it does not) is a new one.
+        s.handle_ack(200, &ack(0, &[(1, 4), (5, 13)], 12, 103));
+        assert_eq!(s.stats().congestion_events, 2);
+        assert_eq!(s.control().cwnd, Some(5.0));
+        assert_eq!(s.stats().events[1].lost_seqs.seqs(), &[0]);
+    }
+
+    #[test]
+    fn late_original_after_a_timeout_does_not_condemn_retransmissions() {
+        // A spurious timeout: everything is resent, then the originals' ACKs
+        // come back. They echo the originals' send times: the deliveries
+        // must not be credited to the retransmissions' places in the
+        // transmission order, or the retransmissions sent before them
+        // (still in flight) would be declared lost.
+        let mut s = Sender::new(SenderConfig::default(), fixed(10.0), 0);
+        for _ in 0..10 {
+            s.poll_transmit(1).unwrap();
+        }
+        let t = SECOND + 1;
+        s.handle_timeout(t);
+        let resent: Vec<u64> = std::iter::from_fn(|| s.poll_transmit(t).map(|p| p.seq)).collect();
+        assert_eq!(resent.len(), 10);
+        // The originals of 1, 3, 5 and 7 arrive (0, 2, 4, 6 still queued).
+        s.handle_ack(t + 10, &ack(0, &[(1, 2)], 1, 1));
+        s.handle_ack(t + 11, &ack(0, &[(1, 2), (3, 4)], 3, 1));
+        s.handle_ack(t + 12, &ack(0, &[(1, 2), (3, 4), (5, 6)], 5, 1));
+        s.handle_ack(t + 13, &ack(0, &[(1, 2), (3, 4), (5, 6), (7, 8)], 7, 1));
+        assert_eq!(s.stats().packets_lost, 10, "only the timeout's");
+        assert_eq!(s.stats().congestion_events, 1);
+        // The retransmission of 8 is echoed: it is known to have arrived,
+        // and the retransmissions sent 3 or more before it (of 0, 2 and 4;
+        // 1, 3 and 5 have arrived) are lost.
+        s.handle_ack(t + 20, &ack(0, &[(1, 2), (3, 4), (5, 6), (7, 9)], 8, t));
+        assert_eq!(s.stats().packets_lost, 10 + 3, "0, 2 and 4");
     }
 
     #[test]
