@@ -4,7 +4,7 @@
 //! 278 ms, 158 KB, 42% Poisson cross traffic) and a few variants.
 //!
 //! `cargo run --release -p dropless-sim --example transport_losses -- [secs] [seed] [cc ...]`
-//! (cc: `fast`, `fast-delack`, `newreno`, `newreno-delack`, `highspeed`, `cubic`, `bic`,
+//! (cc: `fast`, `fast-delack`, `madison`, `newreno`, `newreno-delack`, `highspeed`, `cubic`, `bic`,
 //! `scalable`). `XP_EVENTS=1` also lists the congestion events.
 
 #[path = "../tests/common/madison.rs"]
@@ -17,6 +17,7 @@ use sc::*;
 fn flow(name: &str) -> FlowSpec {
     match name {
         "fast" => fast(0, 8.0),
+        "madison" => madison(0),
         "newreno-delack" => {
             let mut f = FlowSpec::bulk("newreno", 0);
             f.ack_policy = AckPolicy::DELAYED;

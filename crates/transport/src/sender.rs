@@ -29,7 +29,8 @@ pub struct SenderConfig {
     pub dupthresh: u32,
     /// RTO before the first RTT sample (RFC 6298: 1 s).
     pub initial_rto: Time,
-    /// RTO floor (RFC 6298 says 1 s; Linux and ns-2 use 200 ms).
+    /// RTO floor, on the variance term: RTO >= SRTT + `min_rto` as in Linux
+    /// (200 ms there; RFC 6298 (2.4) floors the whole RTO at 1 s).
     pub min_rto: Time,
     /// RTO ceiling.
     pub max_rto: Time,
