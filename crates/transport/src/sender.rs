@@ -632,11 +632,11 @@ impl Sender {
     }
 
     /// `echo`: the ACK's `(echo_seq, ts_echo)`, naming the transmission
-    /// that triggered it.
+    /// that triggered it, and the time `now - min_rtt`.
     fn mark_delivered(
         &mut self,
         seq: u64,
-        echo: (u64, Time),
+        echo: (u64, Time, Time),
         hi_tx: &mut u64,
         acked: &mut u32,
         bytes: &mut u64,
@@ -647,9 +647,13 @@ impl Sender {
         // when the ACK echoes it; otherwise it may be the original (after a
         // spurious timeout), and crediting the retransmission's place in the
         // transmission order would declare the retransmissions sent before
-        // it lost while they are still in flight. RFC 8985 §6.2 step 2
-        // likewise skips ambiguous deliveries of retransmitted packets.
-        let tx = if !p.retransmitted || echo == (seq, p.sent_time) {
+        // it lost while they are still in flight. As RFC 8985 §6.2 step 2,
+        // the delivery counts for the retransmission when the ACK echoes it
+        // or comes at least min_RTT after it was sent.
+        let tx = if !p.retransmitted
+            || (echo.0, echo.1) == (seq, p.sent_time)
+            || p.sent_time <= echo.2
+        {
             p.tx_index
         } else {
             0
@@ -686,7 +690,12 @@ impl Sender {
         } else {
             None
         };
-        let echo_tx = (ack.echo_seq, ack.ts_echo);
+        let min_rtt = if self.rtt.has_sample() {
+            self.rtt.min_rtt()
+        } else {
+            0
+        };
+        let echo_tx = (ack.echo_seq, ack.ts_echo, now.saturating_sub(min_rtt));
         let mut hi_tx = 0u64;
         let mut acked = 0u32;
         let mut bytes = 0u64;
