@@ -1,7 +1,7 @@
 //! The transport declares exactly the packets the queue dropped, with no
 //! spurious timeout and no spurious retransmission, on a lossy long-RTT path
 //! (the TCP-Madison Fig. 8(a) path: 100 Mb/s, 278 ms, 158 KB buffer, 42%
-//! Poisson cross traffic), for every-packet and delayed ACKs.
+//! Poisson cross traffic), for every-packet, delayed and probe-only ACKs.
 //!
 //! Before the fix FAST declared 773 losses per 10^4 packets there for 147
 //! queue drops: the first retransmission waited for the flight to fall
@@ -9,8 +9,9 @@
 //! retransmission timer kept running from the last cumulative ACK (Linux and
 //! ns-2 restart it when the head is retransmitted), and a delayed-ACK
 //! receiver held the ACK of a retransmission that filled only part of a hole
-//! (RFC 5681 §4.2 acknowledges it at once). Each RTO then marked the whole
-//! flight lost.
+//! (RFC 5681 §4.2 acknowledges it at once), and the 200 ms RTO floor applied
+//! to the whole RTO left it at SRTT plus a few hundred microseconds (Linux
+//! floors the variance term). Each RTO then marked the whole flight lost.
 
 use dropless_cc::{MILLISECOND, SECOND};
 use dropless_sim::{
@@ -57,6 +58,11 @@ fn declared_losses_are_the_queue_drops_and_no_spurious_timeout() {
         ("newreno delayed-ack", delayed("newreno")),
         ("highspeed", FlowSpec::bulk("highspeed", 0)),
         ("cubic", FlowSpec::bulk("cubic", 0)),
+        ("madison probe-only", {
+            let mut f = FlowSpec::bulk("madison", 0);
+            f.ack_policy = AckPolicy::ProbeOnly;
+            f
+        }),
     ];
     let secs = 30;
     let mut report = String::new();
