@@ -407,8 +407,6 @@ impl Simulation {
                 total_bytes: fs.size,
                 ecn: fs.ecn,
                 min_rto: fs.min_rto,
-                rto_restart_on_head_retransmit: fs.ack_policy
-                    == dropless_transport::AckPolicy::ProbeOnly,
                 max_window: fs.max_window.unwrap_or(SenderConfig::default().max_window),
                 fast_retransmit: fs.ns2_recovery,
                 partial_ack_pair: fs.ns2_recovery,
@@ -523,6 +521,16 @@ impl Simulation {
     /// Events processed so far.
     pub fn events_processed(&self) -> u64 {
         self.events_processed
+    }
+
+    /// The sender and receiver of flow `i`, with every arrival up to now
+    /// processed (diagnostics: receiver duplicates count spurious
+    /// retransmissions).
+    pub fn endpoints(&mut self, i: usize) -> (&Sender, &Receiver) {
+        let now = self.now;
+        let f = &mut self.flows[i];
+        Self::materialize(f, now);
+        (&f.sender, &f.receiver)
     }
 
     /// Runs until `t` (capped at the configured duration).

@@ -194,7 +194,13 @@ impl Receiver {
         self.last_seq = p.seq;
         self.last_ts = p.ts;
         self.last_flags = p.flags;
+        // RFC 5681 §4.2: an arrival that fills all or part of a gap is
+        // acknowledged at once; a retransmission that fills only the lowest
+        // part of a hole (rcv_nxt advances, a range above remains) would
+        // otherwise wait for the delayed-ACK timer.
+        let fills_gap = is_new && p.seq == before && !self.ooo.is_empty();
         let urgent = out_of_order
+            || fills_gap
             || p.flags.contains(PacketFlags::PAIR_SECOND)
             || p.flags.contains(PacketFlags::ACK_REQUEST)
             || p.flags.contains(PacketFlags::FIN);
@@ -217,7 +223,7 @@ impl Receiver {
                     || p.flags.contains(PacketFlags::FIN)
                     || p.flags.contains(PacketFlags::PAIR_SECOND)
                     || (out_of_order && !extends_top)
-                    || (is_new && p.seq == before && !self.ooo.is_empty())
+                    || fills_gap
                 {
                     self.ack_pending = true;
                     self.ack_now = true;
@@ -356,6 +362,27 @@ mod tests {
         // out of order: at once
         r.handle_data(50 * MILLISECOND, &pkt(4, PacketFlags::NONE));
         assert!(r.poll_ack(50 * MILLISECOND).is_some());
+    }
+
+    #[test]
+    fn delayed_ack_is_immediate_when_part_of_a_gap_is_filled() {
+        // RFC 5681 §4.2: "fills in all or part of a gap".
+        let mut r = Receiver::new(0, 1000, AckPolicy::DELAYED);
+        r.handle_data(0, &pkt(0, PacketFlags::NONE));
+        assert!(r.poll_ack(0).is_none());
+        // 1 and 2 dropped; 3 out of order: at once.
+        r.handle_data(1, &pkt(3, PacketFlags::NONE));
+        assert_eq!(r.poll_ack(1).unwrap().cum_ack, 1);
+        // The retransmission of 1 fills the lower part of the hole: at once.
+        r.handle_data(2, &pkt(1, PacketFlags::NONE));
+        let a = r.poll_ack(2).unwrap();
+        assert_eq!((a.cum_ack, a.sack_blocks()), (2, &[(3, 4)][..]));
+        // 2 fills the rest.
+        r.handle_data(3, &pkt(2, PacketFlags::NONE));
+        assert_eq!(r.poll_ack(3).unwrap().cum_ack, 4);
+        // In order with no hole: delayed again.
+        r.handle_data(4, &pkt(4, PacketFlags::NONE));
+        assert!(r.poll_ack(4).is_none());
     }
 
     #[test]
