@@ -127,8 +127,9 @@ pub struct FlowSpec {
     pub max_window: Option<u64>,
     /// Loss recovery of the ns-2 FAST TCP module (Cui and Andrew's
     /// `tcp-fast.cc`, reference note `thesis_ch2_ch4_protocols.md` §3.6):
-    /// the first retransmission leaves as soon as loss is detected
-    /// ([`dropless_transport::SenderConfig::fast_retransmit`]), every
+    /// as in the transport's default, the first retransmission leaves as
+    /// soon as loss is detected
+    /// ([`dropless_transport::SenderConfig::fast_retransmit`]); every
     /// partial ACK releases two packets past the window
     /// ([`dropless_transport::SenderConfig::partial_ack_pair`]), and lost
     /// packets stay counted in the recovery pipe

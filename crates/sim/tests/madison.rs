@@ -82,15 +82,34 @@ fn probe_only_acks_still_recover_every_loss() {
 fn declared_losses_are_queue_drops() {
     for seed in [6, 7] {
         let mut f = madison(0);
-        f.stop = Some(s(25.0)); // everything resolved by the end
+        f.stop = Some(s(25.0));
         let r = Simulation::new(fig8(&FIG8[0], f, s(30.0), seed))
             .unwrap()
             .run();
-        let drops = *r.series.flows[0].drops.last().unwrap() as u64;
+        let fs = &r.series.flows[0];
+        let drops = *fs.drops.last().unwrap() as u64;
+        // Drops up to 1 s before the stop have all been detected by then;
+        // a drop in the flow's last RTTs may never be (a stopped flow sends
+        // nothing and runs no timers: seed 7 has an episode at 25.0 s).
+        let settled = r
+            .series
+            .t
+            .iter()
+            .zip(&fs.drops)
+            .take_while(|(t, _)| **t <= 24.0)
+            .last()
+            .map_or(0, |(_, d)| *d as u64);
         let fr = &r.flows[0];
-        assert!(drops > 0, "seed {seed}: no drops, nothing tested");
-        assert_eq!(fr.packets_lost, drops, "seed {seed}");
-        assert_eq!(fr.retransmits, drops, "seed {seed}");
+        assert!(settled > 0, "seed {seed}: no drops, nothing tested");
+        for (what, n) in [
+            ("declared", fr.packets_lost),
+            ("retransmitted", fr.retransmits),
+        ] {
+            assert!(
+                (settled..=drops).contains(&n),
+                "seed {seed}: {what} {n}, drops {settled} by 24 s, {drops} in all"
+            );
+        }
     }
 }
 

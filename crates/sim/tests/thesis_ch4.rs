@@ -52,7 +52,6 @@ exps! {
     e10_two_flow_closed_forms = 10;
     e11_new_flow_pure_fast = 11;
     e13_four_phase_three_flows = 13;
-    e14_overflow_original = 14;
     e17_alpha_adjusting_rtts = 17;
     e18_alpha_adjusting_alphas = 18;
     e19_random_loss = 19;
@@ -63,6 +62,7 @@ not_reproduced! {
     e07_fairness_ordering = 7;
     e09_pathological_vegas = 9;
     e12_four_phase = 12;
+    e14_overflow_original = 14;
     e15_decrease_pacing = 15;
     e16_alpha_adjusting = 16;
 }
