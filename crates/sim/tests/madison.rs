@@ -113,6 +113,19 @@ fn declared_losses_are_queue_drops() {
     }
 }
 
+/// Each named estimate's error within its bound, and B_size within 20%
+/// once the buffer has filled (the tolerances).
+fn assert_within(name: &str, rep: &dropless_sim::PathReport, bounds: &[(&str, f64)]) {
+    let mut bounds = bounds.to_vec();
+    if rep.buffer_filled {
+        bounds.push(("B_size", 0.20));
+    }
+    for (q, tol) in bounds {
+        let e = rep.get(q).unwrap();
+        assert!(e.error.abs() <= tol, "{name}: {q} {e:?}");
+    }
+}
+
 fn single_flow_paths(flow: fn(dropless_cc::Time) -> FlowSpec) -> Vec<(&'static str, SimConfig)> {
     let mut v = Vec::new();
     for (i, p) in FIG2.iter().enumerate() {
@@ -137,21 +150,7 @@ fn single_flow_paths(flow: fn(dropless_cc::Time) -> FlowSpec) -> Vec<(&'static s
 fn estimator_accuracy_under_poisson_cross_traffic() {
     for (name, cfg) in single_flow_paths(madison) {
         let rep = quantity(&cfg, 0);
-        let q = |n: &str| rep.get(n).unwrap().clone();
-        assert!(q("C").error.abs() <= 0.10, "{name}: C {:?}", q("C"));
-        assert!(q("n").error.abs() <= 0.30, "{name}: n {:?}", q("n"));
-        assert!(
-            q("RTT_min").error.abs() <= 0.01,
-            "{name}: RTT_min {:?}",
-            q("RTT_min")
-        );
-        if rep.buffer_filled {
-            assert!(
-                q("B_size").error.abs() <= 0.20,
-                "{name}: B_size {:?}",
-                q("B_size")
-            );
-        }
+        assert_within(name, &rep, &[("C", 0.10), ("n", 0.30), ("RTT_min", 0.01)]);
     }
 }
 
@@ -161,17 +160,7 @@ fn estimator_accuracy_under_poisson_cross_traffic() {
 fn estimator_accuracy_with_precautions_u_within_005() {
     for (name, cfg) in single_flow_paths(madison_prec) {
         let rep = quantity(&cfg, 0);
-        let q = |n: &str| rep.get(n).unwrap().clone();
-        assert!(q("U").error.abs() <= 0.05, "{name}: U {:?}", q("U"));
-        assert!(q("C").error.abs() <= 0.10, "{name}: C {:?}", q("C"));
-        assert!(q("n").error.abs() <= 0.30, "{name}: n {:?}", q("n"));
-        if rep.buffer_filled {
-            assert!(
-                q("B_size").error.abs() <= 0.20,
-                "{name}: B_size {:?}",
-                q("B_size")
-            );
-        }
+        assert_within(name, &rep, &[("U", 0.05), ("C", 0.10), ("n", 0.30)]);
     }
 }
 

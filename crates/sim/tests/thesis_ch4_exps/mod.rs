@@ -1443,6 +1443,28 @@ const OVERFLOW_VARIANTS: [(Bg, bool, &str); 4] = [
 ];
 
 /// Item 15's checks on the runs without (a) and with (b) decrease pacing.
+/// One line for a variant run (not part of pass/fail): its verdict and
+/// every check's measured value, failures marked.
+fn variant_summary(checks: &[Check]) -> String {
+    let ok = checks.iter().all(|c| c.pass);
+    let values = checks
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {}{}",
+                c.what,
+                fmt_num(c.measured),
+                if c.pass { "" } else { " (FAIL)" }
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!(
+        "{} — {values}",
+        if ok { "all checks pass" } else { "fails" }
+    )
+}
+
 fn e15_checks(a: &SimResult, b: &SimResult, end: f64) -> (Vec<Check>, Vec<String>) {
     let (t0, t1) = (30.0, end);
     let mut checks = Vec::new();
@@ -1508,20 +1530,9 @@ fn e15(scale: Scale, plots: bool) -> Outcome {
             let va = two_flow_overflow(false, false, end, bg, ns2);
             let vb = two_flow_overflow(true, false, end, bg, ns2);
             let (checks, notes) = e15_checks(&va, &vb, end);
-            let ok = checks.iter().all(|c| c.pass);
             o.notes.push(format!(
-                "- variant, {lbl}: {} — {}; {}",
-                if ok { "all checks pass" } else { "fails" },
-                checks
-                    .iter()
-                    .map(|c| format!(
-                        "{} {}{}",
-                        c.what,
-                        fmt_num(c.measured),
-                        if c.pass { "" } else { " (FAIL)" }
-                    ))
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                "- variant, {lbl}: {}; {}",
+                variant_summary(&checks),
                 notes.join("; ")
             ));
             if bg == Bg::Cbr && !ns2 {
@@ -1648,20 +1659,9 @@ fn e16(scale: Scale, plots: bool) -> Outcome {
         for (bg, ns2, lbl) in OVERFLOW_VARIANTS {
             let v = two_flow_overflow(true, true, end, bg, ns2);
             let (checks, note) = e16_checks(&v, end);
-            let ok = checks.iter().all(|c| c.pass);
             o.notes.push(format!(
-                "- variant, {lbl}: {} — {}; {note}",
-                if ok { "all checks pass" } else { "fails" },
-                checks
-                    .iter()
-                    .map(|c| format!(
-                        "{} {}{}",
-                        c.what,
-                        fmt_num(c.measured),
-                        if c.pass { "" } else { " (FAIL)" }
-                    ))
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                "- variant, {lbl}: {}; {note}",
+                variant_summary(&checks)
             ));
             if bg == Bg::None && ns2 {
                 ns2_run = Some(v);
