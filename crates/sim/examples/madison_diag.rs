@@ -68,28 +68,14 @@ fn main() {
         );
     }
     if which == "fig6" {
-        let k = dur / 150.0;
-        let from = 59.0 * k + (dur - 59.0 * k) / 2.0;
-        let g: Vec<f64> = r
-            .series
-            .flows
-            .iter()
-            .map(|f| window_mean(&f.goodput_bps, &r.series.t, from, dur) / 1e6)
-            .collect();
-        println!("fig6 window goodputs {g:.1?} Jain {:.3}", jain(&g));
+        let (j, g) = fig6_share(&r, dur, dur / 150.0);
+        println!("fig6 window goodputs {g:.1?} Jain {j:.3}");
     }
     if which.starts_with("fig7") {
-        let k = dur / 122.0;
-        let t = &r.series.t;
-        let w = |f: usize, a: f64, b: f64| {
-            window_mean(&r.series.flows[f].goodput_bps, t, a * k, b * k) / 1e6
-        };
+        let [r1, m1, r2, m2] = fig7_shares(&r, dur / 122.0);
+        let (fr, fo) = fig7_fair();
         println!(
-            "fig7 reno1 {:.1} mad {:.1} | reno2 {:.1} mad {:.1} (fair 5.3/24.7)",
-            w(0, 40.0, 60.0),
-            w(1, 40.0, 60.0),
-            w(2, 102.0, 122.0),
-            w(1, 102.0, 122.0)
+            "fig7 reno1 {r1:.1} mad {m1:.1} | reno2 {r2:.1} mad {m2:.1} (fair {fr:.1}/{fo:.1})"
         );
     }
     for f in &r.flows {

@@ -408,8 +408,6 @@ impl Simulation {
                 ecn: fs.ecn,
                 min_rto: fs.min_rto,
                 max_window: fs.max_window.unwrap_or(SenderConfig::default().max_window),
-                // On by default (RFC 6675 §5 (4.3)); the ns-2 module also does it.
-                fast_retransmit: true,
                 partial_ack_pair: fs.ns2_recovery,
                 recovery_pipe_counts_lost: fs.ns2_recovery,
                 ..SenderConfig::default()

@@ -1156,7 +1156,6 @@ mod tests {
     #[test]
     fn ns2_recovery_keeps_lost_packets_in_the_pipe_and_sends_two_per_partial_ack() {
         let cfg = SenderConfig {
-            fast_retransmit: true,
             partial_ack_pair: true,
             recovery_pipe_counts_lost: true,
             ..SenderConfig::default()
@@ -1196,14 +1195,7 @@ mod tests {
         assert!(s.poll_transmit(130).is_none());
         // Default configuration: the same losses refill the reduced window
         // at once (RFC 6675 pipe) and a partial ACK releases nothing extra.
-        let mut s = Sender::new(
-            SenderConfig {
-                fast_retransmit: true,
-                ..SenderConfig::default()
-            },
-            Box::new(Halving(10.0)),
-            0,
-        );
+        let mut s = Sender::new(SenderConfig::default(), Box::new(Halving(10.0)), 0);
         for _ in 0..10 {
             s.poll_transmit(1).unwrap();
         }

@@ -19,12 +19,14 @@
 //! * all flows start together at t = 0; the bottleneck's one-way delay is
 //!   5 ms and each flow's access link makes up the rest of its RTT; access
 //!   links run at 10 times the bottleneck rate; every packet is ACKed;
-//! * a minimum RTO of 1 s (RFC 6298 (2.4)). With the transport's default of
-//!   200 ms the 180 ms flows time out spuriously after every loss event: the
-//!   transport sends the first retransmission only once the flight has
-//!   fallen below the reduced window (`SenderConfig::fast_retransmit` is
-//!   off in the simulator), about `b(w) RTT` after detection, so its ACK
-//!   comes back after more than 200 ms;
+//! * a minimum RTO of 1 s (RFC 6298 (2.4)). It was chosen while the
+//!   transport delayed the first retransmission of a loss episode until the
+//!   flight fell below the reduced window, which with a 200 ms floor made
+//!   the 180 ms flows time out spuriously after every loss event. The
+//!   transport now retransmits at once and restarts the timer with it
+//!   (`SenderConfig::fast_retransmit`, `rto_restart_on_head_retransmit`,
+//!   both on by default); the 1 s floor is kept so that the results stay
+//!   comparable with the report;
 //! * the runs with several flows carry a constant-rate background stream of
 //!   500-byte packets at 1 % of the bottleneck rate ([`Background::Constant`]).
 //!   Without it the simulator is exactly periodic and drop-tail phase
