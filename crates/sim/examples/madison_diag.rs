@@ -2,6 +2,9 @@
 //! losses vs queue drops, and a time series of the controller's state.
 //!
 //! `cargo run --release -p dropless-sim --example madison_diag -- <fig8a|fig8b|fig8c|fig6|fig7a|fig7b|fig2a|fig2b|fig2c> [secs] [seed] [series]`
+//!
+//! Environment: `MAD_PARAMS="paced_u=1,up_gain=0.5"` (extra Madison
+//! parameters), `CROSS_SCALE=0.857` (cross-traffic rate multiplier).
 
 #[path = "../tests/common/madison.rs"]
 mod sc;
@@ -47,6 +50,24 @@ fn main() {
         }
         _ => panic!("unknown {which}"),
     };
+    // CROSS_SCALE=0.857: multiply the cross traffic's rate (sensitivity).
+    if let Some(k) = std::env::var("CROSS_SCALE")
+        .ok()
+        .and_then(|x| x.parse::<f64>().ok())
+    {
+        for c in &mut cfg.cross {
+            c.rate_bps *= k;
+        }
+    }
+    // RENO_RTT_OFFSET_US=60: lengthen the Reno flows' RTTs (phase effects).
+    if let Some(us) = std::env::var("RENO_RTT_OFFSET_US")
+        .ok()
+        .and_then(|x| x.parse::<u64>().ok())
+    {
+        for f in cfg.flows.iter_mut().filter(|f| f.cc == "newreno") {
+            f.rtt = f.rtt.map(|r| r + us * dropless_cc::MICROSECOND);
+        }
+    }
     for f in cfg.flows.iter_mut().filter(|f| f.cc == "madison") {
         f.params.extend(params.iter().cloned());
     }
@@ -70,6 +91,31 @@ fn main() {
     if which == "fig6" {
         let (j, g) = fig6_share(&r, dur, dur / 150.0);
         println!("fig6 window goodputs {g:.1?} Jain {j:.3}");
+        // U models applied to the true queue, sample by sample, over the
+        // same window: eq. (8); `paced_u` (only the flow's own packets
+        // paced); and with all three Madison flows' packets paced.
+        let k = dur / 150.0;
+        let (from, to) = (59.0 * k + (dur - 59.0 * k) / 2.0, dur);
+        let t = &r.series.t;
+        let l = &r.series.links[0];
+        let idx: Vec<usize> = (0..t.len())
+            .filter(|&i| t[i] >= from && t[i] <= to)
+            .collect();
+        let mean =
+            |f: &dyn Fn(usize) -> f64| idx.iter().map(|&i| f(i)).sum::<f64>() / idx.len() as f64;
+        let x = |f: usize, i: usize| r.series.flows[f].link_bps[i] / 100e6;
+        let q = |i: usize| l.avg_queue_pkts[i];
+        let paced = |b: f64, x: f64| (2.0 * b + x) / (2.0 * b + 1.0);
+        println!(
+            "fig6 U on the true queue: truth {:.3}, eq. (8) {:.3}, own flow paced {:.3}/{:.3}/{:.3}, all Madison paced {:.3} (Madison share {:.3})",
+            mean(&|i| l.utilization[i]),
+            mean(&|i| 2.0 * q(i) / (2.0 * q(i) + 1.0)),
+            mean(&|i| paced(q(i), x(0, i))),
+            mean(&|i| paced(q(i), x(1, i))),
+            mean(&|i| paced(q(i), x(2, i))),
+            mean(&|i| paced(q(i), x(0, i) + x(1, i) + x(2, i))),
+            mean(&|i| x(0, i) + x(1, i) + x(2, i)),
+        );
     }
     if which.starts_with("fig7") {
         let [r1, m1, r2, m2] = fig7_shares(&r, dur / 122.0);
