@@ -82,6 +82,13 @@
 //! * `paced_u`: estimate `U` with
 //!   [`crate::estimator::utilization_paced`], `(2B + U_flow) / (2B + 1)`,
 //!   which does not count the flow's own (paced) packets as queueing.
+//!   Other Madison flows' paced packets still count as Poisson: with three
+//!   Madison flows (Fig. 6) `U` stays 0.05-0.08 low, and the same formula
+//!   with all three flows' rates matches the true utilization within 0.001
+//!   (`examples/madison_diag.rs fig6`). The paper's measures give no
+//!   estimate of the paced share of the cross traffic (`n` of eq. (11)
+//!   counts all traffic and §4.3 (2d) sets `n_D = n`), so this is not
+//!   corrected.
 //! * `up_gain`: take only this fraction of each rate *increase* (including
 //!   the first rate after start-up, an increase from 0), all of each
 //!   decrease. The estimate from a handful of probes is noisy, and an
