@@ -1,7 +1,7 @@
 //! Diagnostics for TCP-Madison runs (not part of the report): sender-declared
 //! losses vs queue drops, and a time series of the controller's state.
 //!
-//! `cargo run --release -p dropless-sim --example madison_diag -- <fig8a|fig8b|fig8c|fig6|fig7a|fig7b|fig2a|fig2b|fig2c> [secs] [seed] [series]`
+//! `cargo run --release -p dropless-sim --example madison_diag -- <fig8a|fig8b|fig8c|fig6|fig7a|fig7b|fig7a_fast|fig7b_fast|fig7a_reno|fig7b_reno|fig2a|fig2b|fig2c> [secs] [seed] [series]`
 //!
 //! Environment: `MAD_PARAMS="paced_u=1,up_gain=0.5"` (extra Madison
 //! parameters), `CROSS_SCALE=0.857` (cross-traffic rate multiplier).
@@ -37,6 +37,9 @@ fn main() {
         "fig6" => fig6(&[60, 140, 246], dur / 150.0, s(dur), seed),
         "fig7a" => fig7(madison(0), 1_320_000, dur / 122.0, seed),
         "fig7b" => fig7(madison(0), 140_000, dur / 122.0, seed),
+        // The same against FAST (alpha 8), for comparison.
+        "fig7a_fast" => fig7(fast(0, 8.0), 1_320_000, dur / 122.0, seed),
+        "fig7b_fast" => fig7(fast(0, 8.0), 140_000, dur / 122.0, seed),
         // Reno alone (the other flow is a 1-packet-window NewReno).
         "fig7a_reno" | "fig7b_reno" => {
             let mut idle = reno(0);
