@@ -270,7 +270,7 @@ fn fig7a_madison_and_reno_neither_starves() {
 
 /// Fig. 7(b) (140 KB buffer).
 #[test]
-#[ignore = "not reproduced (narrowly): Reno alone gets 0.96 of its share with no loss, but with Madison holding ~97% load the 93-packet buffer overflows in 2-3 short episodes per 30 s (Poisson cross traffic does not back off) and each halving costs the W_max-limited 260 ms Reno 57 RTTs (15 s); medians 0.71, 0.90, 0.66, 0.93 (Reno 1, Madison, Reno 2, Madison), Reno 2 just under 1/1.5 (see docs/reports/madison.md)"]
+#[ignore = "not reproduced (narrowly): Reno alone gets 0.96 of its share with no loss, but with Madison holding ~97% load its rate increases from noisy six-probe averages overflow the 93-packet buffer in 2-3 short episodes per 30 s (Poisson cross traffic does not back off; FAST costs Reno 1 as much, median 0.70) and each halving costs the W_max-limited 260 ms Reno 57 RTTs (15 s); medians 0.71, 0.90, 0.66, 0.93 (Reno 1, Madison, Reno 2, Madison), Reno 2 just under 1/1.5 (see docs/reports/madison.md)"]
 fn fig7b_madison_and_reno_neither_starves() {
     assert_neither_starves(&fig7_ratios(madison_prec, 140_000));
 }
