@@ -24,6 +24,15 @@ fn check(id: u32) {
     );
 }
 
+/// Items 14-16 run on B5's link; their round trip includes the ns-2
+/// topology's transmission times (egress access link, ACKs on the reverse
+/// links), not only the propagation delay.
+#[test]
+fn b5_round_trip_matches_the_ns2_topology() {
+    let d = thesis_ch4_exps::b5_base_rtt();
+    assert!((d - 0.1000864).abs() < 1e-8, "base RTT {d}");
+}
+
 macro_rules! exps {
     ($($name:ident = $id:expr;)*) => {
         $(#[test] fn $name() { check($id); })*

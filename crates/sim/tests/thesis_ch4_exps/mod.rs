@@ -212,13 +212,52 @@ fn secs(t: f64) -> Time {
     from_secs(t)
 }
 
-/// A FAST flow: 1000+40-byte packets, pure FAST (mi_threshold 0).
+/// The chapter's loss recovery for every FAST flow: `true` is the ns-2
+/// FAST module's own recovery ([`ns2_recovery`]), `false` the transport's
+/// default (RFC 6675). Set uniformly for all twenty items (no per-item
+/// choice); see [`module_recovery`].
+pub const CHAPTER_MODULE_RECOVERY: bool = false;
+
+thread_local! {
+    static MODULE_RECOVERY: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+}
+
+/// Whether the FAST flows built now use the ns-2 module's recovery: the
+/// innermost [`with_recovery`] on this thread, else the environment
+/// variable `THESIS_CH4_RECOVERY` (`module` or `default`), else
+/// [`CHAPTER_MODULE_RECOVERY`].
+pub fn module_recovery() -> bool {
+    if let Some(m) = MODULE_RECOVERY.with(|c| c.get()) {
+        return m;
+    }
+    match std::env::var("THESIS_CH4_RECOVERY").as_deref() {
+        Ok("module") => true,
+        Ok("default") => false,
+        Ok(x) => panic!("THESIS_CH4_RECOVERY={x}: use module or default"),
+        Err(_) => CHAPTER_MODULE_RECOVERY,
+    }
+}
+
+/// Runs `f` with every FAST flow it builds on the module's recovery
+/// (`module`) or the transport's default.
+pub fn with_recovery<R>(module: bool, f: impl FnOnce() -> R) -> R {
+    let prev = MODULE_RECOVERY.with(|c| c.replace(Some(module)));
+    let r = f();
+    MODULE_RECOVERY.with(|c| c.set(prev));
+    r
+}
+
+/// A FAST flow: 1000+40-byte packets, pure FAST (mi_threshold 0), with the
+/// chapter's loss recovery ([`module_recovery`]).
 pub fn fast(alpha: f64, rtt: f64) -> FlowSpec {
     let mut f = FlowSpec::bulk("fast", secs(rtt))
         .param("alpha", alpha)
         .param("mi_threshold", 0.0);
     f.mss = MSS;
     f.header = HDR;
+    if module_recovery() {
+        f = ns2_recovery(f);
+    }
     f
 }
 
@@ -228,6 +267,9 @@ pub fn fast(alpha: f64, rtt: f64) -> FlowSpec {
 /// pipe) and the controller half (`ns2_recovery`: no estimation during
 /// recovery, the pre-loss flight as `old_cwnd` for packets sent in it).
 pub fn ns2_recovery(mut f: FlowSpec) -> FlowSpec {
+    if f.ns2_recovery {
+        return f;
+    }
     f.ns2_recovery = true;
     f.param("ns2_recovery", 1.0)
 }
@@ -1312,8 +1354,24 @@ fn e13(scale: Scale) -> Outcome {
     o
 }
 
-fn overflow_link(flows: Vec<FlowSpec>, buffer: u64, end: f64, sample: f64) -> SimConfig {
+/// Transmission times on the B5 script's links that our dumbbell's fixed
+/// return path leaves out (note §6.1, B5: "access links 400 Mb/s, 0 ms";
+/// S1-S3 -> B1 -> B2 -> D1-D3 with duplex links): the data packet's 1040
+/// bytes on the egress access link B2 -> D (400 Mb/s, 20.8 us) and the
+/// 40-byte ACK (ns-2 `TCPSink`) on the three reverse links D -> B2 -> B1 ->
+/// S (400, 200 and 400 Mb/s: 0.8 + 1.6 + 0.8 us): 24.0 us per round trip.
+/// The ingress access link and the bottleneck are modelled as links.
+pub const B5_SERIALISATION_S: f64 =
+    1040.0 * 8.0 / 400e6 + 40.0 * 8.0 / 400e6 + 40.0 * 8.0 / 200e6 + 40.0 * 8.0 / 400e6;
+
+fn overflow_link(mut flows: Vec<FlowSpec>, buffer: u64, end: f64, sample: f64) -> SimConfig {
     // B5 script: 200 Mb/s, 50 ms bottleneck (RTT 100 ms), access 400 Mb/s.
+    // Drops at a full drop-tail queue depend on where the ACK-clocked
+    // arrivals fall within a bottleneck packet time (41.6 us), so the
+    // round trip includes B5's serialisation times as ns-2 has them.
+    for f in &mut flows {
+        f.rtt = f.rtt.map(|r| r + secs(B5_SERIALISATION_S));
+    }
     SimConfig {
         seed: 1,
         duration: secs(end),
@@ -1380,6 +1438,14 @@ fn e14(scale: Scale) -> Outcome {
     o
 }
 
+/// Base RTT one FAST flow measures on the B5 link (item 14-16 set-up),
+/// in seconds: the ns-2 script's 100 ms + 20.8 (ingress) + 41.6
+/// (bottleneck) + 20.8 (egress) + 3.2 us (ACK) = 100.0864 ms.
+pub fn b5_base_rtt() -> f64 {
+    let r = run(overflow_link(vec![fast(100.0, 0.1)], 1300, 1.0, 0.1));
+    r.flows[0].min_rtt_s
+}
+
 /// Background traffic on the bottleneck of items 15 and 16.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bg {
@@ -1408,12 +1474,9 @@ fn two_flow_overflow(pacing: bool, adjust: bool, end: f64, bg: Bg, ns2: bool) ->
         if adjust {
             f = f.param("alpha_adjust", 1.0);
         }
-        if ns2 {
-            f = ns2_recovery(f);
-        }
         f
     };
-    let flows = vec![at(mk(), 0.0, None), at(mk(), 20.0, None)];
+    let flows = with_recovery(ns2, || vec![at(mk(), 0.0, None), at(mk(), 20.0, None)]);
     let mut cfg = overflow_link(flows, 1590, end, 0.02);
     let (kind, size) = match bg {
         Bg::None => return run(cfg),
@@ -1432,15 +1495,39 @@ fn two_flow_overflow(pacing: bool, adjust: bool, end: f64, bg: Bg, ns2: bool) ->
 }
 
 /// Variants of items 15 and 16 reported beside the main set-up (thesis's
-/// link, no background, the transport's default recovery): the
-/// phase-breaking CBR stream, Poisson background, the ns-2 module's
-/// recovery, and the module's recovery with the CBR stream.
-const OVERFLOW_VARIANTS: [(Bg, bool, &str); 4] = [
-    (Bg::Cbr, false, "CBR 1% (500 B)"),
-    (Bg::Poisson, false, "Poisson 1% (1040 B)"),
-    (Bg::None, true, "ns-2 module recovery"),
-    (Bg::Cbr, true, "ns-2 module recovery + CBR 1% (500 B)"),
+/// link, no background, the chapter's recovery [`module_recovery`]): the
+/// phase-breaking CBR stream, Poisson background, the other recovery, and
+/// the other recovery with the CBR stream. The flag selects the other
+/// recovery.
+const OVERFLOW_VARIANTS: [(Bg, bool); 4] = [
+    (Bg::Cbr, false),
+    (Bg::Poisson, false),
+    (Bg::None, true),
+    (Bg::Cbr, true),
 ];
+
+/// Name of the chapter's recovery (`other` false) or of the other one.
+fn recovery_name(other: bool) -> &'static str {
+    if module_recovery() != other {
+        "ns-2 module recovery"
+    } else {
+        "transport's default (RFC 6675) recovery"
+    }
+}
+
+/// Label of an [`OVERFLOW_VARIANTS`] entry.
+fn variant_label(bg: Bg, other: bool) -> String {
+    let bg = match bg {
+        Bg::None => None,
+        Bg::Cbr => Some("CBR 1% (500 B)"),
+        Bg::Poisson => Some("Poisson 1% (1040 B)"),
+    };
+    match (other, bg) {
+        (false, Some(b)) => b.to_string(),
+        (true, Some(b)) => format!("{} + {b}", recovery_name(true)),
+        (_, None) => recovery_name(true).to_string(),
+    }
+}
 
 /// Item 15's checks on the runs without (a) and with (b) decrease pacing.
 /// One line for a variant run (not part of pass/fail): its verdict and
@@ -1512,11 +1599,12 @@ fn e15_checks(a: &SimResult, b: &SimResult, end: f64) -> (Vec<Check>, Vec<String
 
 fn e15(scale: Scale, plots: bool) -> Outcome {
     let end = 100.0; // full length in both scales
-    let a = two_flow_overflow(false, false, end, Bg::None, false);
-    let b = two_flow_overflow(true, false, end, Bg::None, false);
+    let m = module_recovery();
+    let a = two_flow_overflow(false, false, end, Bg::None, m);
+    let b = two_flow_overflow(true, false, end, Bg::None, m);
     let mut o = Outcome {
         title: "two-flow overflow without/with decrease pacing (§4.5.1-4.5.2)".into(),
-        setup: format!("2 FAST flows, alpha 800, buffer 1590, 200 Mb/s, 50 ms one way (assumed: B5's link), flow 2 at 20 s, {end} s; (a) original, (b) Algorithm 1 decrease pacing; no background traffic, transport's default (RFC 6675) recovery; variants with a phase-breaking CBR stream, Poisson background and the ns-2 module's recovery reported below"),
+        setup: format!("2 FAST flows, alpha 800, buffer 1590, 200 Mb/s, 50 ms one way (assumed: B5's link), flow 2 at 20 s, {end} s; (a) original, (b) Algorithm 1 decrease pacing; no background traffic, {}; variants with a phase-breaking CBR stream, Poisson background and the {} reported below", recovery_name(false), recovery_name(true)),
         expected: "(a) flow 2 halves repeatedly: >= 2x flow 1's loss events (30-100 s), long-term rate ratio max/min >= 1.25; (b) long-term averages about equal: ratio <= 1.15, loss events within a factor 2".into(),
         ..Outcome::default()
     };
@@ -1526,16 +1614,17 @@ fn e15(scale: Scale, plots: bool) -> Outcome {
     let mut cbr_b = None;
     if scale == Scale::Full {
         // Variants (not part of pass/fail).
-        for (bg, ns2, lbl) in OVERFLOW_VARIANTS {
-            let va = two_flow_overflow(false, false, end, bg, ns2);
-            let vb = two_flow_overflow(true, false, end, bg, ns2);
+        for (bg, other) in OVERFLOW_VARIANTS {
+            let lbl = variant_label(bg, other);
+            let va = two_flow_overflow(false, false, end, bg, m != other);
+            let vb = two_flow_overflow(true, false, end, bg, m != other);
             let (checks, notes) = e15_checks(&va, &vb, end);
             o.notes.push(format!(
                 "- variant, {lbl}: {}; {}",
                 variant_summary(&checks),
                 notes.join("; ")
             ));
-            if bg == Bg::Cbr && !ns2 {
+            if bg == Bg::Cbr && !other {
                 cbr_b = Some(vb);
             }
         }
@@ -1644,27 +1733,29 @@ fn e16_checks(r: &SimResult, end: f64) -> (Vec<Check>, String) {
 
 fn e16(scale: Scale, plots: bool) -> Outcome {
     let end = 100.0; // full length in both scales
-    let r = two_flow_overflow(true, true, end, Bg::None, false);
+    let m = module_recovery();
+    let r = two_flow_overflow(true, true, end, Bg::None, m);
     let mut o = Outcome {
         title: "alpha-adjusting, two flows (S1)".into(),
-        setup: format!("as item 15(b) plus alpha-adjusting (halve on loss recovery, k = 0.1/s, floor alpha0/100), {end} s; no background, transport's default recovery; variants as item 15 reported below"),
+        setup: format!("as item 15(b) plus alpha-adjusting (halve on loss recovery, k = 0.1/s, floor alpha0/100), {end} s; no background, {}; variants as item 15 reported below", recovery_name(false)),
         expected: "no RTOs; alpha1 ≈ alpha2 (mean |alpha1 - alpha2| <= 10% of alpha0 over 40-100 s); equal windows/rates (ratio <= 1.10); queue stays below the buffer and rises towards it (mean over 40-100 s >= 50% of 1590); few packets per loss event (<= 5)".into(),
         ..Outcome::default()
     };
     let (checks, note) = e16_checks(&r, end);
     o.checks = checks;
     o.notes.push(note);
-    let mut ns2_run = None;
+    let mut other_run = None;
     if scale == Scale::Full {
-        for (bg, ns2, lbl) in OVERFLOW_VARIANTS {
-            let v = two_flow_overflow(true, true, end, bg, ns2);
+        for (bg, other) in OVERFLOW_VARIANTS {
+            let lbl = variant_label(bg, other);
+            let v = two_flow_overflow(true, true, end, bg, m != other);
             let (checks, note) = e16_checks(&v, end);
             o.notes.push(format!(
                 "- variant, {lbl}: {}; {note}",
                 variant_summary(&checks)
             ));
-            if bg == Bg::None && ns2 {
-                ns2_run = Some(v);
+            if bg == Bg::None && other {
+                other_run = Some(v);
             }
         }
     }
@@ -1675,11 +1766,19 @@ fn e16(scale: Scale, plots: bool) -> Outcome {
             &r,
             "exp16_alpha_adjusting",
         )];
-        if let Some(v) = &ns2_run {
+        if let Some(v) = &other_run {
             runs.push((
-                "Exp. 16 variant with the ns-2 module's recovery: decrease pacing + alpha-adjusting",
+                if m {
+                    "Exp. 16 variant with the transport's default recovery: decrease pacing + alpha-adjusting"
+                } else {
+                    "Exp. 16 variant with the ns-2 module's recovery: decrease pacing + alpha-adjusting"
+                },
                 v,
-                "exp16_alpha_adjusting_ns2_recovery",
+                if m {
+                    "exp16_alpha_adjusting_default_recovery"
+                } else {
+                    "exp16_alpha_adjusting_ns2_recovery"
+                },
             ));
         }
         for (title, r, stem) in runs {
@@ -1812,10 +1911,7 @@ fn e18(scale: Scale) -> Outcome {
 fn e19_run(ns2: bool, mi: f64) -> SimResult {
     let mut link = LinkSpec::new(100e6, 20 * MILLISECOND, Buffer::Packets(1000));
     link.loss = 1e-4;
-    let mut f = fast(100.0, 0.04).param("mi_threshold", mi);
-    if ns2 {
-        f = ns2_recovery(f);
-    }
+    let f = with_recovery(ns2, || fast(100.0, 0.04).param("mi_threshold", mi));
     run(SimConfig {
         seed: 1,
         duration: secs(10.0),
@@ -1980,6 +2076,9 @@ fn e20(scale: Scale) -> Outcome {
         f.mss = MSS;
         f.header = HDR;
         f.start = secs(start);
+        if module_recovery() {
+            f = ns2_recovery(f);
+        }
         f
     };
     let cfg = SimConfig {
