@@ -3,6 +3,12 @@
 //! within the stated tolerance. The definitions, scales and tolerances live
 //! in `thesis_ch4_exps/mod.rs`; the full-length runs and the report come
 //! from `cargo run --release -p dropless-sim --example thesis_ch4`.
+//!
+//! Every FAST flow uses the ns-2 FAST module's loss recovery, the chapter's
+//! set-up (`thesis_ch4_exps::CHAPTER_MODULE_RECOVERY`). To check the items
+//! with the transport's default recovery instead:
+//! `THESIS_CH4_RECOVERY=default cargo test --release -p dropless-sim --test
+//! thesis_ch4 -- --include-ignored` (items 14, 15 and 16 fail that way).
 
 mod thesis_ch4_exps;
 use thesis_ch4_exps::{run_experiment, Scale};
@@ -61,6 +67,7 @@ exps! {
     e10_two_flow_closed_forms = 10;
     e11_new_flow_pure_fast = 11;
     e13_four_phase_three_flows = 13;
+    e14_overflow_original = 14;
     e17_alpha_adjusting_rtts = 17;
     e18_alpha_adjusting_alphas = 18;
     e19_random_loss = 19;
@@ -71,7 +78,6 @@ not_reproduced! {
     e07_fairness_ordering = 7;
     e09_pathological_vegas = 9;
     e12_four_phase = 12;
-    e14_overflow_original = 14;
     e15_decrease_pacing = 15;
     e16_alpha_adjusting = 16;
 }
