@@ -170,7 +170,7 @@ pub const FLOW_KEYS: &[KeyDoc] = &[
     k(
         "ns2_recovery",
         "false",
-        "true: the ns-2 FAST module's loss recovery in the transport (first retransmission at once, two packets per partial ACK, lost packets kept in the recovery pipe); pair with the FAST parameter ns2_recovery = 1",
+        "true: the ns-2 FAST module's loss recovery in the transport (first retransmission at once, two packets per partial ACK, lost packets kept in the recovery pipe, fast retransmission and partial-ACK pairs outside it, a lost retransmission resent after 2 RTTs without a new congestion event, timer restarted only by the fast retransmission and the first partial ACK); pair with the FAST parameter ns2_recovery = 1",
     ),
     k(
         "label",

@@ -131,9 +131,16 @@ pub struct FlowSpec {
     /// soon as loss is detected
     /// ([`dropless_transport::SenderConfig::fast_retransmit`]); every
     /// partial ACK releases two packets past the window
-    /// ([`dropless_transport::SenderConfig::partial_ack_pair`]), and lost
-    /// packets stay counted in the recovery pipe
-    /// ([`dropless_transport::SenderConfig::recovery_pipe_counts_lost`]).
+    /// ([`dropless_transport::SenderConfig::partial_ack_pair`]), lost
+    /// packets stay counted in the recovery pipe while the fast
+    /// retransmission and the partial-ACK pairs are not
+    /// ([`dropless_transport::SenderConfig::recovery_pipe_counts_lost`]), a
+    /// lost retransmission is sent again after two RTTs without a new
+    /// congestion event
+    /// ([`dropless_transport::SenderConfig::ns2_lost_retransmission`]), and
+    /// only the fast retransmission and the first partial ACK restart the
+    /// retransmission timer
+    /// ([`dropless_transport::SenderConfig::ns2_recovery_timer`]).
     /// Off: the transport's default RFC 6675 recovery. The controller-side
     /// half (frozen estimation) is FAST's `ns2_recovery` parameter.
     pub ns2_recovery: bool,

@@ -410,6 +410,8 @@ impl Simulation {
                 max_window: fs.max_window.unwrap_or(SenderConfig::default().max_window),
                 partial_ack_pair: fs.ns2_recovery,
                 recovery_pipe_counts_lost: fs.ns2_recovery,
+                ns2_lost_retransmission: fs.ns2_recovery,
+                ns2_recovery_timer: fs.ns2_recovery,
                 ..SenderConfig::default()
             };
             if fs.stop.is_some_and(|s| s <= fs.start) {

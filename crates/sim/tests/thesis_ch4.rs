@@ -3,6 +3,13 @@
 //! within the stated tolerance. The definitions, scales and tolerances live
 //! in `thesis_ch4_exps/mod.rs`; the full-length runs and the report come
 //! from `cargo run --release -p dropless-sim --example thesis_ch4`.
+//!
+//! Every FAST flow uses the ns-2 FAST module's loss recovery, the chapter's
+//! set-up (`thesis_ch4_exps::CHAPTER_MODULE_RECOVERY`). To check the items
+//! with the transport's default recovery instead:
+//! `THESIS_CH4_RECOVERY=default cargo test --release -p dropless-sim --test
+//! thesis_ch4 -- --include-ignored` (items 14, 15 and 16 fail that way;
+//! 7, 9 and 12 fail with both).
 
 mod thesis_ch4_exps;
 use thesis_ch4_exps::{run_experiment, Scale};
@@ -22,6 +29,15 @@ fn check(id: u32) {
         o.title,
         o.failures()
     );
+}
+
+/// Items 14-16 run on B5's link; their round trip includes the ns-2
+/// topology's transmission times (egress access link, ACKs on the reverse
+/// links), not only the propagation delay.
+#[test]
+fn b5_round_trip_matches_the_ns2_topology() {
+    let d = thesis_ch4_exps::b5_base_rtt();
+    assert!((d - 0.1000864).abs() < 1e-8, "base RTT {d}");
 }
 
 macro_rules! exps {
@@ -52,6 +68,7 @@ exps! {
     e10_two_flow_closed_forms = 10;
     e11_new_flow_pure_fast = 11;
     e13_four_phase_three_flows = 13;
+    e14_overflow_original = 14;
     e17_alpha_adjusting_rtts = 17;
     e18_alpha_adjusting_alphas = 18;
     e19_random_loss = 19;
@@ -62,7 +79,6 @@ not_reproduced! {
     e07_fairness_ordering = 7;
     e09_pathological_vegas = 9;
     e12_four_phase = 12;
-    e14_overflow_original = 14;
     e15_decrease_pacing = 15;
     e16_alpha_adjusting = 16;
 }

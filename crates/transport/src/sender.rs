@@ -71,9 +71,33 @@ pub struct SenderConfig {
     /// `pipe_` of the ns-2 FAST TCP module does (`maxseq - highest_ack - 3`
     /// on entry, one less per ACK, one more per transmission; reference
     /// note §3.6): with many losses in a window the sender then waits for
-    /// ACKs instead of refilling the reduced window at once. Off: RFC 6675
-    /// pipe (packets in flight, lost ones excluded).
+    /// ACKs instead of refilling the reduced window at once. As in the
+    /// module (`tcp-fast.cc`), only `send_much`'s transmissions add to that
+    /// pipe: the fast retransmission (`dupack_action` calls `output`
+    /// directly) and the two packets of each partial ACK
+    /// (`partial_ack_action`, also `output`) are not counted, and the pair
+    /// leaves before the window is looked at. Off: RFC 6675 pipe (packets
+    /// in flight, lost ones excluded).
     pub recovery_pipe_counts_lost: bool,
+    /// The ns-2 FAST TCP module's retransmission rules in fast recovery
+    /// (reference note §3.6, `tcp-fast.cc`): a retransmission is never
+    /// declared lost by later deliveries (its scoreboard entry is marked
+    /// retransmitted, `MarkRetran`, and `GetNextRetran` skips it), so losing
+    /// it is no new congestion event; instead `send_much` sends the oldest
+    /// unacknowledged packet again once it has been outstanding more than
+    /// two RTTs (`2 * avgRTT_`; SRTT here). Off: a retransmission is lost
+    /// once `dupthresh` later transmissions are delivered, and that loss is
+    /// a new congestion event (RFC 5681 §4.3).
+    pub ns2_lost_retransmission: bool,
+    /// The ns-2 FAST TCP module's retransmission timer in fast recovery
+    /// (reference note §3.6, `tcp-fast.cc`): restarted by the fast
+    /// retransmission (`dupack_action`: `reset_rtx_timer`) and by the first
+    /// partial ACK of the episode only (`newtimer` under `firstpartial_`),
+    /// so a recovery that needs more than one RTO after its first partial
+    /// ACK ends in a timeout. Off: every cumulative advance restarts it
+    /// (RFC 6298 (5.3)), and so does every retransmission of the oldest
+    /// outstanding packet ([`SenderConfig::rto_restart_on_head_retransmit`]).
+    pub ns2_recovery_timer: bool,
 }
 
 impl Default for SenderConfig {
@@ -93,6 +117,8 @@ impl Default for SenderConfig {
             fast_retransmit: true,
             partial_ack_pair: false,
             recovery_pipe_counts_lost: false,
+            ns2_lost_retransmission: false,
+            ns2_recovery_timer: false,
         }
     }
 }
@@ -328,6 +354,13 @@ pub struct Sender {
     /// Packets declared lost, and retransmissions delivered, in the current
     /// fast-recovery episode ([`SenderConfig::recovery_pipe_counts_lost`]).
     episode_extra: u32,
+    /// Transmissions of the current fast-recovery episode that the module's
+    /// pipe does not count (fast retransmission, partial-ACK pairs;
+    /// [`SenderConfig::recovery_pipe_counts_lost`]).
+    episode_uncounted: u32,
+    /// A partial ACK has already restarted the timer in this episode
+    /// ([`SenderConfig::ns2_recovery_timer`]).
+    first_partial_seen: bool,
     /// Packets declared lost by the ACK being processed.
     scratch_lost: LostSeqs,
     stats: SenderStats,
@@ -378,6 +411,8 @@ impl Sender {
             fast_rtx: false,
             partial_ack_sends: 0,
             episode_extra: 0,
+            episode_uncounted: 0,
+            first_partial_seen: false,
             scratch_lost: LostSeqs::new(),
             stats: SenderStats::default(),
             start_time: now,
@@ -490,14 +525,46 @@ impl Sender {
     /// episode's lost packets and delivered retransmissions.
     fn pipe(&self) -> u32 {
         if self.cfg.recovery_pipe_counts_lost && self.in_recovery && !self.recovery_after_rto {
-            self.in_flight + self.episode_extra
+            (self.in_flight + self.episode_extra).saturating_sub(self.episode_uncounted)
         } else {
             self.in_flight
         }
     }
 
+    /// [`SenderConfig::ns2_lost_retransmission`]: in fast recovery, the
+    /// oldest outstanding packet is sent again once it has been in flight
+    /// more than two SRTTs (module `send_much`: `fasttime() -
+    /// sendtime_[oldest_unacked] > 2*avgRTT_`), ahead of other
+    /// retransmissions; it stays counted in the module's pipe.
+    fn expire_head(&mut self, now: Time) {
+        if !self.in_recovery || self.recovery_after_rto || !self.rtt.has_sample() {
+            return;
+        }
+        let limit = 2 * self.rtt.srtt();
+        let Some(p) = self.pkts.front_mut() else {
+            return;
+        };
+        if p.state != PktState::InFlight || now.saturating_sub(p.sent_time) <= limit {
+            return;
+        }
+        p.state = PktState::Lost;
+        let back_to_back = p.back_to_back;
+        self.in_flight -= 1;
+        self.lost_queue.push_front(self.snd_una);
+        self.episode_extra += 1;
+        self.stats.packets_lost += 1;
+        if let Some(ev) = self.recovery_event {
+            let rec = &mut self.stats.events[ev];
+            rec.lost += 1;
+            rec.lost_seqs.push(self.snd_una, back_to_back);
+        }
+    }
+
     /// The next packet to send at `now`, if window, data and pacing allow.
     pub fn poll_transmit(&mut self, now: Time) -> Option<DataPacket> {
+        if self.cfg.ns2_lost_retransmission {
+            self.expire_head(now);
+        }
         if !self.window_open() {
             return None;
         }
@@ -505,8 +572,18 @@ impl Sender {
         if pacing.is_some() && !self.pair_pending && !self.pacer.ready(now) {
             return None;
         }
-        if self.partial_ack_sends > 0 && (self.pipe() as f64) >= self.window() {
+        let module_pipe =
+            self.cfg.recovery_pipe_counts_lost && self.in_recovery && !self.recovery_after_rto;
+        // The module's fast retransmission and partial-ACK pairs leave
+        // outside its pipe (see `recovery_pipe_counts_lost`).
+        let mut uncounted = module_pipe && self.fast_rtx && self.next_retransmit().is_some();
+        let fast_retransmission = self.fast_rtx;
+        if self.partial_ack_sends > 0 && (module_pipe || (self.pipe() as f64) >= self.window()) {
             self.partial_ack_sends -= 1;
+            uncounted |= module_pipe;
+        }
+        if uncounted {
+            self.episode_uncounted += 1;
         }
         let (seq, retransmit) = match self.next_retransmit() {
             Some(seq) => {
@@ -564,7 +641,14 @@ impl Sender {
         self.stats.bytes_sent += len as u64;
         if retransmit {
             self.stats.retransmits += 1;
-            if self.cfg.rto_restart_on_head_retransmit && seq == self.snd_una {
+            // With the module's timer only the fast retransmission restarts
+            // it (`dupack_action`); `output` arms it only when idle.
+            let restart = if self.cfg.ns2_recovery_timer {
+                fast_retransmission
+            } else {
+                self.cfg.rto_restart_on_head_retransmit && seq == self.snd_una
+            };
+            if restart {
                 self.rto_deadline = Some(now + self.rtt.rto());
             }
         }
@@ -668,6 +752,7 @@ impl Sender {
         self.fast_rtx = false;
         self.partial_ack_sends = 0;
         self.episode_extra = 0;
+        self.episode_uncounted = 0;
         self.cc.on_rto(now);
         self.refresh_control();
         self.pacer.reset(now);
@@ -788,7 +873,17 @@ impl Sender {
             self.stats.rtt_samples += 1;
             rtt_sample = Some(r);
         }
-        if cum_advanced {
+        // The module restarts its timer at a partial ACK only for the
+        // episode's first one (`ns2_recovery_timer`).
+        let partial_ack = cum_advanced
+            && self.in_recovery
+            && !self.recovery_after_rto
+            && self.snd_una < self.recovery_point;
+        let keep_timer = self.cfg.ns2_recovery_timer
+            && partial_ack
+            && std::mem::replace(&mut self.first_partial_seen, true)
+            && self.rto_deadline.is_some();
+        if cum_advanced && !keep_timer {
             // RFC 6298 (5.3) restart; (5.2) stop when nothing is outstanding.
             self.rtt.reset_backoff();
             self.rto_deadline = if self.in_flight > 0 || !self.lost_queue.is_empty() {
@@ -804,6 +899,7 @@ impl Sender {
             self.recovery_event = None;
             self.partial_ack_sends = 0;
             self.episode_extra = 0;
+            self.episode_uncounted = 0;
             self.cc.on_recovery_end(now);
         } else if self.cfg.partial_ack_pair
             && cum_advanced
@@ -833,7 +929,13 @@ impl Sender {
             }
             let i = (seq - self.snd_una) as usize;
             let p = &mut self.pkts[i];
-            if p.state == PktState::InFlight && p.tx_index == tx {
+            // The module never declares a retransmission lost (see
+            // `ns2_lost_retransmission`; `expire_head` resends it).
+            let module_keeps = self.cfg.ns2_lost_retransmission
+                && p.retransmitted
+                && self.in_recovery
+                && !self.recovery_after_rto;
+            if p.state == PktState::InFlight && p.tx_index == tx && !module_keeps {
                 p.state = PktState::Lost;
                 self.in_flight -= 1;
                 self.lost_queue.push_back(seq);
@@ -895,6 +997,8 @@ impl Sender {
                 self.recovery_after_rto = lost_after_rto;
                 self.recovery_start = now;
                 self.episode_extra = newly_lost;
+                self.episode_uncounted = 0;
+                self.first_partial_seen = false;
                 self.recovery_point = self.next_seq;
                 self.stats.congestion_events += 1;
                 self.stats.events.push(EventRecord {
@@ -1170,26 +1274,29 @@ mod tests {
         assert_eq!(s.poll_transmit(100).unwrap().seq, 0);
         assert!(s.poll_transmit(100).is_none());
         // 6..=9 arrive, 5 is lost: 1 in flight (the retransmission), 2 lost
-        // in the episode: pipe 3 < 5, two packets leave (RFC 6675 alone
-        // would send four).
+        // in the episode, and the fast retransmission is outside the
+        // module's pipe (`dupack_action` sends it with `output`): pipe
+        // 1 + 2 - 1 = 2 < 5, three packets leave (module: pipe_ = 9 + 1 - 3
+        // = 7 at entry, one less for each of the 5 later ACKs; RFC 6675
+        // alone would send four).
         s.handle_ack(110, &ack(0, &[(1, 5), (6, 10)], 9, 1));
         assert_eq!(s.in_flight(), 1);
         assert_eq!(s.poll_transmit(110).unwrap().seq, 5);
         assert_eq!(s.poll_transmit(110).unwrap().seq, 10);
+        assert_eq!(s.poll_transmit(110).unwrap().seq, 11);
         assert!(s.poll_transmit(110).is_none());
         // Partial ACK (0 retransmitted arrives, cumulative ACK 5 < recovery
-        // point 10): pipe 2 in flight + 3 = 5, the window is full, but two
-        // packets leave anyway.
+        // point 10): pipe 3 in flight + 3 - 1 = 5, the window is full, but
+        // two packets leave anyway, outside the pipe (`partial_ack_action`).
         s.handle_ack(120, &ack(5, &[(6, 10)], 0, 100));
         assert!(s.in_recovery());
-        assert_eq!(s.poll_transmit(120).unwrap().seq, 11);
         assert_eq!(s.poll_transmit(120).unwrap().seq, 12);
+        assert_eq!(s.poll_transmit(120).unwrap().seq, 13);
         assert!(s.poll_transmit(120).is_none());
         // The full ACK ends recovery; the plain window rules again.
         s.handle_ack(130, &ack(11, &[], 5, 110));
         assert!(!s.in_recovery());
-        assert_eq!(s.in_flight(), 2);
-        assert_eq!(s.poll_transmit(130).unwrap().seq, 13);
+        assert_eq!(s.in_flight(), 3);
         assert_eq!(s.poll_transmit(130).unwrap().seq, 14);
         assert_eq!(s.poll_transmit(130).unwrap().seq, 15);
         assert!(s.poll_transmit(130).is_none());
@@ -1208,6 +1315,99 @@ mod tests {
         assert_eq!(s.in_flight(), 4);
         assert_eq!(s.poll_transmit(120).unwrap().seq, 13);
         assert!(s.poll_transmit(120).is_none());
+    }
+
+    #[test]
+    fn ns2_partial_ack_pair_leaves_outside_the_pipe() {
+        // Module: `dupack_action` and `partial_ack_action` send with
+        // `output`, which does not touch `pipe_`; `send_much` adds one per
+        // packet and every ACK in recovery takes one off.
+        let cfg = SenderConfig {
+            partial_ack_pair: true,
+            recovery_pipe_counts_lost: true,
+            ..SenderConfig::default()
+        };
+        let mut s = Sender::new(cfg, fixed(10.0), 0);
+        for _ in 0..10 {
+            s.poll_transmit(1).unwrap();
+        }
+        let sent_at = |s: &mut Sender, t| -> Vec<u64> {
+            std::iter::from_fn(|| s.poll_transmit(t).map(|p| p.seq)).collect()
+        };
+        // 0 and 1 lost (2..=9 arrive): pipe 0 in flight + 2 lost; the fast
+        // retransmission of 0 is not counted, then 1 and 10..=16 fill it.
+        s.handle_ack(100, &ack(0, &[(2, 10)], 9, 1));
+        assert_eq!(sent_at(&mut s, 100), vec![0, 1, 10, 11, 12, 13, 14, 15, 16]);
+        // Partial ACK (0 arrives): the pair leaves, uncounted, pipe 10.
+        s.handle_ack(110, &ack(1, &[(2, 10)], 0, 100));
+        assert_eq!(sent_at(&mut s, 110), vec![17, 18]);
+        // One more delivery: pipe 9 < 10, one packet (counting the pair in
+        // the pipe would leave it at 11 and send nothing).
+        s.handle_ack(120, &ack(1, &[(2, 11)], 10, 100));
+        assert_eq!(sent_at(&mut s, 120), vec![19]);
+    }
+
+    #[test]
+    fn ns2_lost_retransmission_is_resent_after_two_rtts_without_a_new_event() {
+        let ms = MILLISECOND;
+        let cfg = SenderConfig {
+            ns2_lost_retransmission: true,
+            ..SenderConfig::default()
+        };
+        let mut s = Sender::new(cfg, Box::new(Halving(20.0)), 0);
+        for _ in 0..10 {
+            s.poll_transmit(ms).unwrap();
+        }
+        s.handle_ack(100 * ms, &ack(0, &[(1, 4)], 3, ms));
+        assert_eq!(s.poll_transmit(100 * ms).unwrap().seq, 0);
+        for _ in 0..3 {
+            s.poll_transmit(100 * ms).unwrap();
+        }
+        // The three packets sent after the retransmission arrive, it does
+        // not: the default declares it lost (a second event), the module
+        // waits.
+        s.handle_ack(200 * ms, &ack(0, &[(1, 13)], 12, 100 * ms));
+        assert_eq!(s.stats().packets_lost, 1);
+        assert_eq!(s.stats().congestion_events, 1);
+        assert_eq!(s.poll_transmit(250 * ms).unwrap().seq, 13);
+        // More than 2 SRTT (200 ms) after it left, it goes again, first.
+        assert_eq!(s.poll_transmit(301 * ms).unwrap().seq, 0);
+        assert_eq!(s.stats().packets_lost, 2);
+        assert_eq!(s.stats().congestion_events, 1);
+        assert_eq!(s.stats().events[0].lost, 2);
+        assert!(s.in_recovery());
+    }
+
+    #[test]
+    fn ns2_recovery_timer_restarts_at_the_first_partial_ack_only() {
+        let ms = MILLISECOND;
+        let deadlines = |ns2: bool| {
+            let cfg = SenderConfig {
+                ns2_recovery_timer: ns2,
+                ..SenderConfig::default()
+            };
+            let mut s = Sender::new(cfg, fixed(20.0), 0);
+            for _ in 0..10 {
+                s.poll_transmit(ms).unwrap();
+            }
+            // 0, 1 and 2 lost; all three retransmitted at 100 ms.
+            s.handle_ack(100 * ms, &ack(0, &[(3, 6)], 5, ms));
+            for _ in 0..3 {
+                assert!(s.poll_transmit(100 * ms).unwrap().seq < 3);
+            }
+            let mut d = vec![s.poll_timeout().unwrap()];
+            // Two partial ACKs.
+            s.handle_ack(200 * ms, &ack(1, &[(3, 6)], 0, 100 * ms));
+            d.push(s.poll_timeout().unwrap());
+            s.handle_ack(210 * ms, &ack(2, &[(3, 6)], 1, 100 * ms));
+            d.push(s.poll_timeout().unwrap());
+            d
+        };
+        let m = deadlines(true);
+        let d = deadlines(false);
+        assert!(m[1] > m[0], "the first partial ACK restarts the timer");
+        assert_eq!(m[2], m[1], "later partial ACKs do not");
+        assert!(d[2] > d[1], "RFC 6298 (5.3): every advance restarts it");
     }
 
     #[test]

@@ -212,13 +212,55 @@ fn secs(t: f64) -> Time {
     from_secs(t)
 }
 
-/// A FAST flow: 1000+40-byte packets, pure FAST (mi_threshold 0).
+/// The chapter's loss recovery for every FAST flow: `true` is the ns-2
+/// FAST module's own recovery ([`ns2_recovery`]), `false` the transport's
+/// default (RFC 6675). Set uniformly for all twenty items (no per-item
+/// choice); see [`module_recovery`]. The module's recovery is the faithful
+/// set-up: the thesis ran all its chapter-4 simulations with that module
+/// (note §3.6, thesis L4707-4713, Appendix B). The report runs every item
+/// with both and gives both pass counts.
+pub const CHAPTER_MODULE_RECOVERY: bool = true;
+
+thread_local! {
+    static MODULE_RECOVERY: std::cell::Cell<Option<bool>> = const { std::cell::Cell::new(None) };
+}
+
+/// Whether the FAST flows built now use the ns-2 module's recovery: the
+/// innermost [`with_recovery`] on this thread, else the environment
+/// variable `THESIS_CH4_RECOVERY` (`module` or `default`), else
+/// [`CHAPTER_MODULE_RECOVERY`].
+pub fn module_recovery() -> bool {
+    if let Some(m) = MODULE_RECOVERY.with(|c| c.get()) {
+        return m;
+    }
+    match std::env::var("THESIS_CH4_RECOVERY").as_deref() {
+        Ok("module") => true,
+        Ok("default") => false,
+        Ok(x) => panic!("THESIS_CH4_RECOVERY={x}: use module or default"),
+        Err(_) => CHAPTER_MODULE_RECOVERY,
+    }
+}
+
+/// Runs `f` with every FAST flow it builds on the module's recovery
+/// (`module`) or the transport's default.
+pub fn with_recovery<R>(module: bool, f: impl FnOnce() -> R) -> R {
+    let prev = MODULE_RECOVERY.with(|c| c.replace(Some(module)));
+    let r = f();
+    MODULE_RECOVERY.with(|c| c.set(prev));
+    r
+}
+
+/// A FAST flow: 1000+40-byte packets, pure FAST (mi_threshold 0), with the
+/// chapter's loss recovery ([`module_recovery`]).
 pub fn fast(alpha: f64, rtt: f64) -> FlowSpec {
     let mut f = FlowSpec::bulk("fast", secs(rtt))
         .param("alpha", alpha)
         .param("mi_threshold", 0.0);
     f.mss = MSS;
     f.header = HDR;
+    if module_recovery() {
+        f = ns2_recovery(f);
+    }
     f
 }
 
@@ -228,6 +270,9 @@ pub fn fast(alpha: f64, rtt: f64) -> FlowSpec {
 /// pipe) and the controller half (`ns2_recovery`: no estimation during
 /// recovery, the pre-loss flight as `old_cwnd` for packets sent in it).
 pub fn ns2_recovery(mut f: FlowSpec) -> FlowSpec {
+    if f.ns2_recovery {
+        return f;
+    }
     f.ns2_recovery = true;
     f.param("ns2_recovery", 1.0)
 }
@@ -1312,8 +1357,24 @@ fn e13(scale: Scale) -> Outcome {
     o
 }
 
-fn overflow_link(flows: Vec<FlowSpec>, buffer: u64, end: f64, sample: f64) -> SimConfig {
+/// Transmission times on the B5 script's links that our dumbbell's fixed
+/// return path leaves out (note §6.1, B5: "access links 400 Mb/s, 0 ms";
+/// S1-S3 -> B1 -> B2 -> D1-D3 with duplex links): the data packet's 1040
+/// bytes on the egress access link B2 -> D (400 Mb/s, 20.8 us) and the
+/// 40-byte ACK (ns-2 `TCPSink`) on the three reverse links D -> B2 -> B1 ->
+/// S (400, 200 and 400 Mb/s: 0.8 + 1.6 + 0.8 us): 24.0 us per round trip.
+/// The ingress access link and the bottleneck are modelled as links.
+pub const B5_SERIALISATION_S: f64 =
+    1040.0 * 8.0 / 400e6 + 40.0 * 8.0 / 400e6 + 40.0 * 8.0 / 200e6 + 40.0 * 8.0 / 400e6;
+
+fn overflow_link(mut flows: Vec<FlowSpec>, buffer: u64, end: f64, sample: f64) -> SimConfig {
     // B5 script: 200 Mb/s, 50 ms bottleneck (RTT 100 ms), access 400 Mb/s.
+    // Drops at a full drop-tail queue depend on where the ACK-clocked
+    // arrivals fall within a bottleneck packet time (41.6 us), so the
+    // round trip includes B5's serialisation times as ns-2 has them.
+    for f in &mut flows {
+        f.rtt = f.rtt.map(|r| r + secs(B5_SERIALISATION_S));
+    }
     SimConfig {
         seed: 1,
         duration: secs(end),
@@ -1380,6 +1441,14 @@ fn e14(scale: Scale) -> Outcome {
     o
 }
 
+/// Base RTT one FAST flow measures on the B5 link (item 14-16 set-up),
+/// in seconds: the ns-2 script's 100 ms + 20.8 (ingress) + 41.6
+/// (bottleneck) + 20.8 (egress) + 3.2 us (ACK) = 100.0864 ms.
+pub fn b5_base_rtt() -> f64 {
+    let r = run(overflow_link(vec![fast(100.0, 0.1)], 1300, 1.0, 0.1));
+    r.flows[0].min_rtt_s
+}
+
 /// Background traffic on the bottleneck of items 15 and 16.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bg {
@@ -1408,12 +1477,9 @@ fn two_flow_overflow(pacing: bool, adjust: bool, end: f64, bg: Bg, ns2: bool) ->
         if adjust {
             f = f.param("alpha_adjust", 1.0);
         }
-        if ns2 {
-            f = ns2_recovery(f);
-        }
         f
     };
-    let flows = vec![at(mk(), 0.0, None), at(mk(), 20.0, None)];
+    let flows = with_recovery(ns2, || vec![at(mk(), 0.0, None), at(mk(), 20.0, None)]);
     let mut cfg = overflow_link(flows, 1590, end, 0.02);
     let (kind, size) = match bg {
         Bg::None => return run(cfg),
@@ -1432,15 +1498,39 @@ fn two_flow_overflow(pacing: bool, adjust: bool, end: f64, bg: Bg, ns2: bool) ->
 }
 
 /// Variants of items 15 and 16 reported beside the main set-up (thesis's
-/// link, no background, the transport's default recovery): the
-/// phase-breaking CBR stream, Poisson background, the ns-2 module's
-/// recovery, and the module's recovery with the CBR stream.
-const OVERFLOW_VARIANTS: [(Bg, bool, &str); 4] = [
-    (Bg::Cbr, false, "CBR 1% (500 B)"),
-    (Bg::Poisson, false, "Poisson 1% (1040 B)"),
-    (Bg::None, true, "ns-2 module recovery"),
-    (Bg::Cbr, true, "ns-2 module recovery + CBR 1% (500 B)"),
+/// link, no background, the chapter's recovery [`module_recovery`]): the
+/// phase-breaking CBR stream, Poisson background, the other recovery, and
+/// the other recovery with the CBR stream. The flag selects the other
+/// recovery.
+const OVERFLOW_VARIANTS: [(Bg, bool); 4] = [
+    (Bg::Cbr, false),
+    (Bg::Poisson, false),
+    (Bg::None, true),
+    (Bg::Cbr, true),
 ];
+
+/// Name of the chapter's recovery (`other` false) or of the other one.
+fn recovery_name(other: bool) -> &'static str {
+    if module_recovery() != other {
+        "ns-2 module recovery"
+    } else {
+        "transport's default (RFC 6675) recovery"
+    }
+}
+
+/// Label of an [`OVERFLOW_VARIANTS`] entry.
+fn variant_label(bg: Bg, other: bool) -> String {
+    let bg = match bg {
+        Bg::None => None,
+        Bg::Cbr => Some("CBR 1% (500 B)"),
+        Bg::Poisson => Some("Poisson 1% (1040 B)"),
+    };
+    match (other, bg) {
+        (false, Some(b)) => b.to_string(),
+        (true, Some(b)) => format!("{} + {b}", recovery_name(true)),
+        (_, None) => recovery_name(true).to_string(),
+    }
+}
 
 /// Item 15's checks on the runs without (a) and with (b) decrease pacing.
 /// One line for a variant run (not part of pass/fail): its verdict and
@@ -1512,11 +1602,12 @@ fn e15_checks(a: &SimResult, b: &SimResult, end: f64) -> (Vec<Check>, Vec<String
 
 fn e15(scale: Scale, plots: bool) -> Outcome {
     let end = 100.0; // full length in both scales
-    let a = two_flow_overflow(false, false, end, Bg::None, false);
-    let b = two_flow_overflow(true, false, end, Bg::None, false);
+    let m = module_recovery();
+    let a = two_flow_overflow(false, false, end, Bg::None, m);
+    let b = two_flow_overflow(true, false, end, Bg::None, m);
     let mut o = Outcome {
         title: "two-flow overflow without/with decrease pacing (§4.5.1-4.5.2)".into(),
-        setup: format!("2 FAST flows, alpha 800, buffer 1590, 200 Mb/s, 50 ms one way (assumed: B5's link), flow 2 at 20 s, {end} s; (a) original, (b) Algorithm 1 decrease pacing; no background traffic, transport's default (RFC 6675) recovery; variants with a phase-breaking CBR stream, Poisson background and the ns-2 module's recovery reported below"),
+        setup: format!("2 FAST flows, alpha 800, buffer 1590, 200 Mb/s, 50 ms one way (assumed: B5's link), flow 2 at 20 s, {end} s; (a) original, (b) Algorithm 1 decrease pacing; no background traffic, {}; variants with a phase-breaking CBR stream, Poisson background and the {} reported below", recovery_name(false), recovery_name(true)),
         expected: "(a) flow 2 halves repeatedly: >= 2x flow 1's loss events (30-100 s), long-term rate ratio max/min >= 1.25; (b) long-term averages about equal: ratio <= 1.15, loss events within a factor 2".into(),
         ..Outcome::default()
     };
@@ -1526,16 +1617,17 @@ fn e15(scale: Scale, plots: bool) -> Outcome {
     let mut cbr_b = None;
     if scale == Scale::Full {
         // Variants (not part of pass/fail).
-        for (bg, ns2, lbl) in OVERFLOW_VARIANTS {
-            let va = two_flow_overflow(false, false, end, bg, ns2);
-            let vb = two_flow_overflow(true, false, end, bg, ns2);
+        for (bg, other) in OVERFLOW_VARIANTS {
+            let lbl = variant_label(bg, other);
+            let va = two_flow_overflow(false, false, end, bg, m != other);
+            let vb = two_flow_overflow(true, false, end, bg, m != other);
             let (checks, notes) = e15_checks(&va, &vb, end);
             o.notes.push(format!(
                 "- variant, {lbl}: {}; {}",
                 variant_summary(&checks),
                 notes.join("; ")
             ));
-            if bg == Bg::Cbr && !ns2 {
+            if bg == Bg::Cbr && !other {
                 cbr_b = Some(vb);
             }
         }
@@ -1644,27 +1736,29 @@ fn e16_checks(r: &SimResult, end: f64) -> (Vec<Check>, String) {
 
 fn e16(scale: Scale, plots: bool) -> Outcome {
     let end = 100.0; // full length in both scales
-    let r = two_flow_overflow(true, true, end, Bg::None, false);
+    let m = module_recovery();
+    let r = two_flow_overflow(true, true, end, Bg::None, m);
     let mut o = Outcome {
         title: "alpha-adjusting, two flows (S1)".into(),
-        setup: format!("as item 15(b) plus alpha-adjusting (halve on loss recovery, k = 0.1/s, floor alpha0/100), {end} s; no background, transport's default recovery; variants as item 15 reported below"),
+        setup: format!("as item 15(b) plus alpha-adjusting (halve on loss recovery, k = 0.1/s, floor alpha0/100), {end} s; no background, {}; variants as item 15 reported below", recovery_name(false)),
         expected: "no RTOs; alpha1 ≈ alpha2 (mean |alpha1 - alpha2| <= 10% of alpha0 over 40-100 s); equal windows/rates (ratio <= 1.10); queue stays below the buffer and rises towards it (mean over 40-100 s >= 50% of 1590); few packets per loss event (<= 5)".into(),
         ..Outcome::default()
     };
     let (checks, note) = e16_checks(&r, end);
     o.checks = checks;
     o.notes.push(note);
-    let mut ns2_run = None;
+    let mut other_run = None;
     if scale == Scale::Full {
-        for (bg, ns2, lbl) in OVERFLOW_VARIANTS {
-            let v = two_flow_overflow(true, true, end, bg, ns2);
+        for (bg, other) in OVERFLOW_VARIANTS {
+            let lbl = variant_label(bg, other);
+            let v = two_flow_overflow(true, true, end, bg, m != other);
             let (checks, note) = e16_checks(&v, end);
             o.notes.push(format!(
                 "- variant, {lbl}: {}; {note}",
                 variant_summary(&checks)
             ));
-            if bg == Bg::None && ns2 {
-                ns2_run = Some(v);
+            if bg == Bg::None && other {
+                other_run = Some(v);
             }
         }
     }
@@ -1675,11 +1769,19 @@ fn e16(scale: Scale, plots: bool) -> Outcome {
             &r,
             "exp16_alpha_adjusting",
         )];
-        if let Some(v) = &ns2_run {
+        if let Some(v) = &other_run {
             runs.push((
-                "Exp. 16 variant with the ns-2 module's recovery: decrease pacing + alpha-adjusting",
+                if m {
+                    "Exp. 16 variant with the transport's default recovery: decrease pacing + alpha-adjusting"
+                } else {
+                    "Exp. 16 variant with the ns-2 module's recovery: decrease pacing + alpha-adjusting"
+                },
                 v,
-                "exp16_alpha_adjusting_ns2_recovery",
+                if m {
+                    "exp16_alpha_adjusting_default_recovery"
+                } else {
+                    "exp16_alpha_adjusting_ns2_recovery"
+                },
             ));
         }
         for (title, r, stem) in runs {
@@ -1812,10 +1914,7 @@ fn e18(scale: Scale) -> Outcome {
 fn e19_run(ns2: bool, mi: f64) -> SimResult {
     let mut link = LinkSpec::new(100e6, 20 * MILLISECOND, Buffer::Packets(1000));
     link.loss = 1e-4;
-    let mut f = fast(100.0, 0.04).param("mi_threshold", mi);
-    if ns2 {
-        f = ns2_recovery(f);
-    }
+    let f = with_recovery(ns2, || fast(100.0, 0.04).param("mi_threshold", mi));
     run(SimConfig {
         seed: 1,
         duration: secs(10.0),
@@ -1980,6 +2079,9 @@ fn e20(scale: Scale) -> Outcome {
         f.mss = MSS;
         f.header = HDR;
         f.start = secs(start);
+        if module_recovery() {
+            f = ns2_recovery(f);
+        }
         f
     };
     let cfg = SimConfig {
@@ -2060,9 +2162,8 @@ pub fn explain(id: u32) -> Option<&'static str> {
         7 => "Partly reproduces: the x1/(c/n) ordering FAST > Vegas 250 > Vegas 2475 holds at every n, and every index falls with n, but the Jain ordering FAST > Vegas 250 fails at n = 4-8. There the theoretical margin is only 1-3% (e.g. 0.818 vs 0.803 at n = 4), while prose Vegas with alpha+ = 250 runs measurably fairer than eq. (4.10) (its newest flow up to 8% below theory) because its dead zone beta+ - alpha+ is 10% of alpha+, the 'slight difference' the thesis itself notes for this case.",
         9 => "Does not reproduce. With C = 125 pkt/s the windows flow 2 and 3 need (about 2700 and 59000 packets) are out of reach of +1 packet per RTT (flow 3 would need ~4e7 s), so slow start was used (the thesis does not say how it ran this case); slow start's exit overshoot and then -1 packet per RTT at RTTs of tens of seconds leave the system far from equilibrium within the run. The measured base RTT also includes the bottleneck's 8.3 ms transmission time plus the initial window's own queueing (~80 ms), twice the thesis's 48.8 ms.",
         12 => "Partly reproduces. The queue empties in every run where the drain time T(N) is below the old flows' RTT (cases a and b: N <= 9, and also N = 10; case c: N <= 3), and case (c) is fair up to N = 3, within the thesis's 2-3. Cases (a) and (b) stay fair (ratio >= 0.85) up to N = 12, one above the accepted 9-11: at N = 11 and 12 the queue does not quite empty, but the partial drain removes most of the new flow's baseRTT error (ratios 0.96/0.96 at N = 11, 0.88/0.85 at N = 12); above that the ratio falls back towards the pure-FAST curve (0.80/0.77 at N = 13, 0.66 at N = 15). Our thresholds follow a window limit rather than the thesis's time limit: while the old flows keep their windows, the queue can only drain down to N alpha - x1 d_old packets (x1 = 2C/(1 + sqrt(1 + 4N)) the new flow's rate), which is <= 0 up to N = 12 for d_old = 200 ms and up to N = 3 for 40 ms, exactly the thresholds measured. The thesis's threshold 4.16(N^1.5 + N) ms < d_old (N <= 11) assumes the old flows refill the queue within one RTT; ours update every other RTT through a 255/256-per-ACK RTT average (module defaults) and react later, so at N = 11-12 the drain runs almost to the window limit.",
-        14 => "Does not reproduce since the transport sends the first retransmission of a loss episode at once and restarts the retransmission timer with it (RFC 6675 §5 (4.3); ns-2 and Linux do both). The overflows still happen and every flow still halves repeatedly, but the persistent dominance the thesis shows came, in our runs, from retransmission timeouts after the overflows (CI scale: 47, 24 and 48 timeouts with the earlier transport, best share 0.64, Jain 0.70); without spurious timeouts the three flows recover from each overflow alike and share equally (best share 0.34, Jain 0.9999). The thesis's ns-2 runs used the FAST module's own recovery (§3.6 of the note), which this experiment does not enable; whether that recovery reproduces the dominance is untested.",
-        15 => "(a) reproduces (flow 2 keeps halving while flow 1 rarely loses; long-term rates clearly unequal). (b) does not: with decrease pacing flow 2 still takes every loss (loss events 0 / 107 over 30-100 s), so the long-term rates stay unequal (2.8:1). In this deterministic drop-tail simulation the flow that regrows after a halving sends two packets per ACK and the overflow drops exactly those second packets, while the steady flow's ACK-clocked packets keep finding free slots (a phase effect, Floyd and Jacobson 1992); decrease pacing keeps the decreasing flow sending but does not change that. The variants show it is the phase lock: with the 1% CBR stream (b) passes (rate ratio 1.03, loss events 61 / 74), but then in (a) the roles of the halving and the steady flow swap at the steady flow's timeouts, so over 30-100 s it is flow 1 that keeps halving and (a)'s 'flow 2 takes >= 2x the losses' fails; with the ns-2 module's recovery (a) passes and (b) stays locked (4.0:1); with both, (b) is at 1.18:1.",
-        16 => "Does not reproduce with the transport's default recovery: the phase lock of item 15(b) keeps flow 1 free of losses, so only flow 2's alpha is halved (mean alphas 800 / 477 over 40-100 s), and two of flow 2's loss events (the start-up overflow at 21 s and the one at 99.7 s) end in timeouts. The CBR stream alone does not change that (flow 1 still never loses). With the ns-2 module's recovery (variant; it retransmits at once and keeps lost packets in the pipe) alpha-adjusting behaves as the thesis says over 40-100 s: no RTOs, alphas within 1.5% of alpha0 of each other, rates within 0.6%, queue at 91% of the buffer, 1 and 3 packets lost in the two loss events of 40-100 s; that run fails only the per-event loss count, which is taken over the whole run: flow 2's start-up at 21 s overflows the buffer twice (190 and 118 packets lost) before alpha-adjusting has acted. With the module's recovery and the CBR stream, the module's re-inflated window after each recovery overflows the buffer again within 0.5 s (e.g. 1 then 38 and 27 packets at 54 s), the consecutive losses the thesis says alpha-adjusting avoids.",
+        15 => "Does not reproduce with the module's recovery (the chapter's set-up). (a) is unfair as the thesis says (rates 7384 / 15720 pkt/s, 2.13:1) but the roles are reversed: over 30-100 s it is flow 1, not the later flow 2, that keeps losing (loss events 109 / 65, ratio 0.60 against >= 2). (b) stays unfair (8864 / 13438 pkt/s, 1.52:1 against <= 1.15) although both flows now lose about equally often (116 / 102 loss events). In this deterministic drop-tail simulation which flow takes the drops at the full queue is a phase effect (Floyd and Jacobson 1992): the packets that find no slot are the second ones of the pairs a growing flow sends per ACK, and where the flows' ACK-clocked arrivals fall within a 41.6 us bottleneck packet time decides whose they are. Item 15 is sensitive at that scale: adding 0, 5, 12, 24, 30 or 100 us to both flows' RTT gives (b) rate ratios 1.93, 2.68, 1.20, 1.52, 1.31 and 3.60 with the module's recovery, and 2.18, 2.18, 1.05, 1.05, 2.17 and 1.77 with the transport's default recovery (measured before the ns-2 topology's 24 us of serialisation, `B5_SERIALISATION_S`, were added to the round trip; with them the default recovery is the +24 us case). Variants with the module's recovery: the 1% CBR stream makes (b) fair (1.02:1) but (a) too (1.12:1, loss events 103 / 107); Poisson background leaves (b) at 1.41:1. With the transport's default recovery (b) passes (1.05:1, loss events 67 / 60) and (a) fails (loss-event ratio 1.53, rate ratio 1.22).",
+        16 => "Partly reproduces with the module's recovery (the chapter's set-up): no RTOs, the alphas stay together (mean |alpha1 - alpha2| 2.6% of alpha0 over 40-100 s), rates within 5.3% (11696 / 12319 pkt/s), queue at 86% of the buffer. It fails the loss count per event (worst flow 76 packets, limit 5): flow 2's start at 21.1 s overflows the buffer with 188 packets lost before alpha-adjusting can act, and at 68.0 and 68.5 s flow 1 loses 69 and then 109 packets (flow 2 30 and 10): after the first recovery the module's window, recomputed from the pre-loss flight and avgRTT that the module keeps as old_cwnd for packets sent during recovery, overflows the buffer again within 0.5 s, the consecutive losses the thesis says alpha-adjusting avoids. With the transport's default recovery (variant) there are no RTOs and the alphas stay within 8.2% of alpha0, but the rates differ by 10.8% (limit 10%) and the start-up overflow (188 lost) fails the per-event count (94.5).",
         _ => return None,
     })
 }
