@@ -244,10 +244,25 @@ impl<C: IncreaseOverride> Acwap<C> {
         Some(self.rtt_min + self.cfg.beta * (self.rtt_max - self.rtt_min))
     }
 
-    /// Fig. 5: `(RTT >= RTT_min + beta*diff) && numofcon >= 2`.
+    /// Fig. 5: `(RTT >= RTT_min + beta*diff) && numofcon >= 2`, and
+    /// (our addition) `diff > 0`. Taken literally, Fig. 5 sets a(w) = 1
+    /// whenever `diff = RTT_max - RTT_min` is 0, i.e. when the estimate has
+    /// never seen a queue: `RTT >= RTT_min` always holds. That happens when
+    /// no smoothed sample rose above the base RTT before the two warm-up
+    /// congestion events (measured: one timed packet per RTT without
+    /// pacing, 500 Mb/s, 120 ms: both slow-start losses came before any
+    /// queued sample, and the flow then stayed at a(w) = 1 with a window of
+    /// a third of the BDP for the whole run, since at one packet per RTT
+    /// and below the BDP it never builds a queue to widen `diff`). Eq. (3)
+    /// is meant to detect the RTT "approaching its maximum", which is
+    /// undefined until a maximum above the minimum has been seen.
     fn rule(&self) -> bool {
         match (self.rtt_est, self.threshold()) {
-            (Some(rc), Some(th)) => self.congestions >= self.cfg.warmup_events && rc >= th,
+            (Some(rc), Some(th)) => {
+                self.congestions >= self.cfg.warmup_events
+                    && self.rtt_max > self.rtt_min
+                    && rc >= th
+            }
             _ => false,
         }
     }
@@ -503,6 +518,25 @@ mod tests {
                 assert!((g - 1.0 / w).abs() < 1e-12, "{events}: {g}");
             }
         }
+    }
+
+    #[test]
+    fn eq3_needs_a_range_of_rtts() {
+        // Only base-RTT samples, two congestion events: Fig. 5 taken
+        // literally would limit (R_C >= RTT_min + beta * 0); the rule waits
+        // for RTT_max > RTT_min and HSTCP keeps its a(w).
+        let w = 5000.0;
+        let mut c = hs(w, 0.8);
+        settle(&mut c, MIN);
+        c.congestions = 2;
+        assert_eq!(c.rtt_max(), c.rtt_min());
+        let g = growth(&mut c, MIN);
+        assert!(!c.limiting());
+        assert!((g - hstcp_a(w) / w).abs() < 1e-9, "{g}");
+        // Once a queue has been seen, R_C at the maximum limits.
+        settle(&mut c, MAX);
+        growth(&mut c, MAX);
+        assert!(c.limiting());
     }
 
     #[test]
