@@ -37,12 +37,38 @@ struct Job {
 }
 
 fn job(name: impl Into<String>, cfg: SimConfig, from: f64, to: f64) -> Job {
+    let extra = extra_acwap_params();
+    let extra: Vec<(&str, f64)> = extra.iter().map(|(k, v)| (k.as_str(), *v)).collect();
     Job {
         name: name.into(),
-        cfg,
+        cfg: with_acwap_params(cfg, &extra),
         from,
         to,
     }
+}
+
+/// `ACWAP_PARAMS="k=v,k=v"` adds parameters to every ACWAP flow of every
+/// run (e.g. `rtt_sampling=1` for the "per-RTT estimator everywhere" check
+/// in the report's notes). Empty by default; a malformed entry stops the
+/// program with exit code 2 before any run.
+fn extra_acwap_params() -> Vec<(String, f64)> {
+    let Ok(spec) = std::env::var("ACWAP_PARAMS") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for kv in spec.split(',').filter(|s| !s.trim().is_empty()) {
+        let parsed = kv
+            .split_once('=')
+            .and_then(|(k, v)| Some((k.trim().to_string(), v.trim().parse::<f64>().ok()?)));
+        match parsed {
+            Some(p) => out.push(p),
+            None => {
+                eprintln!("ACWAP_PARAMS: entry {kv:?} is not key=number (e.g. rtt_sampling=1)");
+                std::process::exit(2);
+            }
+        }
+    }
+    out
 }
 
 /// Runs the jobs on `ACWAP_THREADS` threads; results in job order.

@@ -159,9 +159,9 @@ fn table2_acwap_drops_less_with_fewer_events_and_fairer_than_table1() {
             a.loss.drops_per_event
         );
         // ... where HSTCP at the same RTT drops several times more (the
-        // 180 ms flow: `table2_hstcp_180ms_drops_several_times_more`) ...
+        // paper: 12.3x, 7.2x and 3.2x; the 180 ms flow is the tightest) ...
         assert!(
-            k == 2 || h.loss.drops_per_event >= 2.5 * a.loss.drops_per_event,
+            h.loss.drops_per_event >= 2.5 * a.loss.drops_per_event,
             "{} ms: HSTCP {:.2} vs ACWAP {:.2}",
             h.rtt_ms,
             h.loss.drops_per_event,
@@ -186,39 +186,24 @@ fn table2_acwap_drops_less_with_fewer_events_and_fairer_than_table1() {
     assert!(t2.total_util() >= t1.total_util() - 0.02);
 }
 
-/// Tables 1 and 2, shortened (150 s, measured over 50-150 s), run once and
-/// shared by the tests that check them.
+/// Tables 1 and 2 at the paper's full length (400 s, measured over
+/// 50-400 s), run once on two threads. Not
+/// shortened: at 150 s the 180 ms flows have only 4 congestion events each,
+/// too few for a per-event ratio (HSTCP 4.36 against ACWAP 2.00 drops per
+/// event there, 2.2x, against 4.25 and 1.53, 2.8x, over 50-400 s). The two
+/// runs take about 35 s of CPU in release.
 fn tables() -> &'static (Measured, Measured) {
     static T: std::sync::OnceLock<(Measured, Measured)> = std::sync::OnceLock::new();
     T.get_or_init(|| {
         let (t1, t2) = std::thread::scope(|s| {
-            let a = s.spawn(|| run(table1(150, Background::Constant), 50.0, 150.0));
-            let b = s.spawn(|| run(table2(150, false, Background::Constant), 50.0, 150.0));
+            let a = s.spawn(|| run(table1(400, Background::Constant), 50.0, 400.0));
+            let b = s.spawn(|| run(table2(400, false, Background::Constant), 50.0, 400.0));
             (a.join().unwrap(), b.join().unwrap())
         });
         show("T1", &t1);
         show("T2", &t2);
         (t1, t2)
     })
-}
-
-/// The 180 ms flow's half of "HSTCP drops several times more per event"
-/// (paper: 3.78 vs 1.20 drops per event, 3.2x). It held (3.75 vs 1.33)
-/// while the transport delayed the first retransmission of a loss episode;
-/// with the first retransmission at once (RFC 6675 §5 (4.3), as ns-2 does)
-/// ACWAP's 180 ms flow has 4 events of 2.00 drops and HSTCP's 4.36, 2.2x.
-#[test]
-#[ignore = "2.2x since the transport retransmits at once (HSTCP 4.36 vs ACWAP 2.00 drops per event); the paper has 3.2x"]
-fn table2_hstcp_180ms_drops_several_times_more() {
-    let (t1, t2) = tables();
-    let (h, a) = (&t1.rows[2], &t2.rows[2]);
-    assert!(
-        h.loss.drops_per_event >= 2.5 * a.loss.drops_per_event,
-        "{} ms: HSTCP {:.2} vs ACWAP {:.2}",
-        h.rtt_ms,
-        h.loss.drops_per_event,
-        a.loss.drops_per_event
-    );
 }
 
 /// Figs. 7-9, shortened: against an HSTCP flow, a smaller beta gives the
