@@ -163,7 +163,8 @@ impl Receiver {
         let before = self.rcv_nxt;
         // The arrival only extends the highest out-of-order range (the
         // common case after a hole): the SACK state changes only at its top.
-        let extends_top = self.ooo.ranges().last().is_some_and(|&(_, e)| e == p.seq);
+        // Only an arrival above `rcv_nxt` can (the ranges lie above it).
+        let mut extends_top = false;
         let mut is_new = false;
         let mut out_of_order = false;
         if p.seq == self.rcv_nxt {
@@ -174,6 +175,7 @@ impl Receiver {
                 out_of_order = true; // a gap was filled: ACK at once (RFC 5681)
             }
         } else if p.seq > self.rcv_nxt {
+            extends_top = self.ooo.ranges().last().is_some_and(|&(_, e)| e == p.seq);
             if !self.ooo.contains(p.seq) {
                 is_new = true;
                 self.ooo.insert(p.seq, p.seq + 1);
@@ -197,19 +199,20 @@ impl Receiver {
         // RFC 5681 §4.2: an arrival that fills all or part of a gap is
         // acknowledged at once; a retransmission that fills only the lowest
         // part of a hole (rcv_nxt advances, a range above remains) would
-        // otherwise wait for the delayed-ACK timer.
-        let fills_gap = is_new && p.seq == before && !self.ooo.is_empty();
-        let urgent = out_of_order
-            || fills_gap
-            || p.flags.contains(PacketFlags::PAIR_SECOND)
-            || p.flags.contains(PacketFlags::ACK_REQUEST)
-            || p.flags.contains(PacketFlags::FIN);
+        // otherwise wait for the delayed-ACK timer. (Evaluated only by the
+        // policies that use it.)
+        let fills_gap = |r: &Self| is_new && p.seq == before && !r.ooo.is_empty();
         match self.policy {
             AckPolicy::EveryPacket => {
                 self.ack_pending = true;
                 self.ack_now = true;
             }
             AckPolicy::Delayed { every, max_delay } => {
+                let urgent = out_of_order
+                    || fills_gap(self)
+                    || p.flags.contains(PacketFlags::PAIR_SECOND)
+                    || p.flags.contains(PacketFlags::ACK_REQUEST)
+                    || p.flags.contains(PacketFlags::FIN);
                 self.ack_pending = true;
                 self.unacked += 1;
                 if urgent || self.unacked >= every {
@@ -223,7 +226,7 @@ impl Receiver {
                     || p.flags.contains(PacketFlags::FIN)
                     || p.flags.contains(PacketFlags::PAIR_SECOND)
                     || (out_of_order && !extends_top)
-                    || fills_gap
+                    || fills_gap(self)
                 {
                     self.ack_pending = true;
                     self.ack_now = true;
