@@ -88,7 +88,10 @@ pub struct Receiver {
     unacked: u32,
     ack_deadline: Option<Time>,
     last_seq: u64,
-    last_ts: Time,
+    /// The timestamp the next ACK echoes: the latest arrival's, or 0 under
+    /// the probe-only policy when that arrival requested no ACK (see
+    /// [`Receiver::poll_ack`]).
+    echo_ts: Time,
     last_flags: PacketFlags,
     pair_first: Option<(u64, Time)>,
     pair_dispersion: Time,
@@ -112,7 +115,7 @@ impl Receiver {
             unacked: 0,
             ack_deadline: None,
             last_seq: 0,
-            last_ts: 0,
+            echo_ts: 0,
             last_flags: PacketFlags::NONE,
             pair_first: None,
             pair_dispersion: 0,
@@ -194,7 +197,7 @@ impl Receiver {
             }
         }
         self.last_seq = p.seq;
-        self.last_ts = p.ts;
+        self.echo_ts = p.ts;
         self.last_flags = p.flags;
         // RFC 5681 §4.2: an arrival that fills all or part of a gap is
         // acknowledged at once; a retransmission that fills only the lowest
@@ -222,12 +225,14 @@ impl Receiver {
                 }
             }
             AckPolicy::ProbeOnly => {
-                if p.flags.contains(PacketFlags::ACK_REQUEST)
+                let requested = p.flags.contains(PacketFlags::ACK_REQUEST)
                     || p.flags.contains(PacketFlags::FIN)
-                    || p.flags.contains(PacketFlags::PAIR_SECOND)
-                    || (out_of_order && !extends_top)
-                    || fills_gap(self)
-                {
+                    || p.flags.contains(PacketFlags::PAIR_SECOND);
+                if !requested {
+                    // An ACK it causes only reports SACK state: no echo.
+                    self.echo_ts = 0;
+                }
+                if requested || (out_of_order && !extends_top) || fills_gap(self) {
                     self.ack_pending = true;
                     self.ack_now = true;
                 }
@@ -267,21 +272,12 @@ impl Receiver {
         // Probe-only: an ACK sent only to report SACK state (see
         // `AckPolicy::ProbeOnly`) echoes no timestamp, so that RTT samples
         // (RTT_avg, the transport's RTT statistics) still come from the
-        // requested ACKs alone and are not biased toward loss episodes.
-        let ts_echo = match self.policy {
-            AckPolicy::ProbeOnly
-                if !(self.last_flags.contains(PacketFlags::ACK_REQUEST)
-                    || self.last_flags.contains(PacketFlags::PAIR_SECOND)
-                    || self.last_flags.contains(PacketFlags::FIN)) =>
-            {
-                0
-            }
-            _ => self.last_ts,
-        };
+        // requested ACKs alone and are not biased toward loss episodes
+        // (`echo_ts` is 0 then, set on arrival).
         let mut a = AckPacket {
             conn: self.conn,
             cum_ack: self.rcv_nxt,
-            ts_echo,
+            ts_echo: self.echo_ts,
             echo_seq: self.last_seq,
             echo_flags: self.last_flags,
             ce_count: self.ce_count,
