@@ -88,7 +88,10 @@ pub struct Receiver {
     unacked: u32,
     ack_deadline: Option<Time>,
     last_seq: u64,
-    last_ts: Time,
+    /// The timestamp the next ACK echoes: the latest arrival's, or 0 under
+    /// the probe-only policy when that arrival requested no ACK (see
+    /// [`Receiver::poll_ack`]).
+    echo_ts: Time,
     last_flags: PacketFlags,
     pair_first: Option<(u64, Time)>,
     pair_dispersion: Time,
@@ -112,7 +115,7 @@ impl Receiver {
             unacked: 0,
             ack_deadline: None,
             last_seq: 0,
-            last_ts: 0,
+            echo_ts: 0,
             last_flags: PacketFlags::NONE,
             pair_first: None,
             pair_dispersion: 0,
@@ -163,7 +166,8 @@ impl Receiver {
         let before = self.rcv_nxt;
         // The arrival only extends the highest out-of-order range (the
         // common case after a hole): the SACK state changes only at its top.
-        let extends_top = self.ooo.ranges().last().is_some_and(|&(_, e)| e == p.seq);
+        // Only an arrival above `rcv_nxt` can (the ranges lie above it).
+        let mut extends_top = false;
         let mut is_new = false;
         let mut out_of_order = false;
         if p.seq == self.rcv_nxt {
@@ -174,6 +178,7 @@ impl Receiver {
                 out_of_order = true; // a gap was filled: ACK at once (RFC 5681)
             }
         } else if p.seq > self.rcv_nxt {
+            extends_top = self.ooo.ranges().last().is_some_and(|&(_, e)| e == p.seq);
             if !self.ooo.contains(p.seq) {
                 is_new = true;
                 self.ooo.insert(p.seq, p.seq + 1);
@@ -192,24 +197,25 @@ impl Receiver {
             }
         }
         self.last_seq = p.seq;
-        self.last_ts = p.ts;
+        self.echo_ts = p.ts;
         self.last_flags = p.flags;
         // RFC 5681 §4.2: an arrival that fills all or part of a gap is
         // acknowledged at once; a retransmission that fills only the lowest
         // part of a hole (rcv_nxt advances, a range above remains) would
-        // otherwise wait for the delayed-ACK timer.
-        let fills_gap = is_new && p.seq == before && !self.ooo.is_empty();
-        let urgent = out_of_order
-            || fills_gap
-            || p.flags.contains(PacketFlags::PAIR_SECOND)
-            || p.flags.contains(PacketFlags::ACK_REQUEST)
-            || p.flags.contains(PacketFlags::FIN);
+        // otherwise wait for the delayed-ACK timer. (Evaluated only by the
+        // policies that use it.)
+        let fills_gap = |r: &Self| is_new && p.seq == before && !r.ooo.is_empty();
         match self.policy {
             AckPolicy::EveryPacket => {
                 self.ack_pending = true;
                 self.ack_now = true;
             }
             AckPolicy::Delayed { every, max_delay } => {
+                let urgent = out_of_order
+                    || fills_gap(self)
+                    || p.flags.contains(PacketFlags::PAIR_SECOND)
+                    || p.flags.contains(PacketFlags::ACK_REQUEST)
+                    || p.flags.contains(PacketFlags::FIN);
                 self.ack_pending = true;
                 self.unacked += 1;
                 if urgent || self.unacked >= every {
@@ -219,12 +225,14 @@ impl Receiver {
                 }
             }
             AckPolicy::ProbeOnly => {
-                if p.flags.contains(PacketFlags::ACK_REQUEST)
+                let requested = p.flags.contains(PacketFlags::ACK_REQUEST)
                     || p.flags.contains(PacketFlags::FIN)
-                    || p.flags.contains(PacketFlags::PAIR_SECOND)
-                    || (out_of_order && !extends_top)
-                    || fills_gap
-                {
+                    || p.flags.contains(PacketFlags::PAIR_SECOND);
+                if !requested {
+                    // An ACK it causes only reports SACK state: no echo.
+                    self.echo_ts = 0;
+                }
+                if requested || (out_of_order && !extends_top) || fills_gap(self) {
                     self.ack_pending = true;
                     self.ack_now = true;
                 }
@@ -264,21 +272,12 @@ impl Receiver {
         // Probe-only: an ACK sent only to report SACK state (see
         // `AckPolicy::ProbeOnly`) echoes no timestamp, so that RTT samples
         // (RTT_avg, the transport's RTT statistics) still come from the
-        // requested ACKs alone and are not biased toward loss episodes.
-        let ts_echo = match self.policy {
-            AckPolicy::ProbeOnly
-                if !(self.last_flags.contains(PacketFlags::ACK_REQUEST)
-                    || self.last_flags.contains(PacketFlags::PAIR_SECOND)
-                    || self.last_flags.contains(PacketFlags::FIN)) =>
-            {
-                0
-            }
-            _ => self.last_ts,
-        };
+        // requested ACKs alone and are not biased toward loss episodes
+        // (`echo_ts` is 0 then, set on arrival).
         let mut a = AckPacket {
             conn: self.conn,
             cum_ack: self.rcv_nxt,
-            ts_echo,
+            ts_echo: self.echo_ts,
             echo_seq: self.last_seq,
             echo_flags: self.last_flags,
             ce_count: self.ce_count,

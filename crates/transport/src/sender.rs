@@ -308,6 +308,9 @@ pub struct Sender {
     cfg: SenderConfig,
     cc: Box<dyn Controller>,
     ctl: Control,
+    /// `cfg.max_window` as `f64`, converted once (the window check runs
+    /// about twice per packet).
+    window_cap: f64,
     rtt: RttEstimator,
     pacer: Pacer,
     /// Total packets in the transfer, if finite.
@@ -383,6 +386,7 @@ impl Sender {
         pacer.reset(now);
         Sender {
             rtt: RttEstimator::new(cfg.initial_rto, cfg.min_rto, cfg.max_rto),
+            window_cap: cfg.max_window as f64,
             cfg,
             cc,
             ctl,
@@ -484,7 +488,7 @@ impl Sender {
 
     /// Window in packets (the controller's cwnd, capped by the receive window).
     fn window(&self) -> f64 {
-        let cap = self.cfg.max_window as f64;
+        let cap = self.window_cap;
         match self.ctl.cwnd {
             Some(w) => w.min(cap),
             None => cap,
@@ -516,8 +520,15 @@ impl Sender {
             }
             self.fast_rtx = false;
         }
-        ((self.pipe() as f64) < self.window() || self.partial_ack_sends > 0)
-            && (self.next_retransmit().is_some() || self.has_new_data())
+        // Outside recovery the pipe is the flight and no partial-ACK sends
+        // are pending (they are granted in fast recovery only): one branch
+        // keeps the recovery options off the common path.
+        let room = if self.in_recovery {
+            (self.pipe() as f64) < self.window() || self.partial_ack_sends > 0
+        } else {
+            (self.in_flight as f64) < self.window()
+        };
+        room && (self.next_retransmit().is_some() || self.has_new_data())
     }
 
     /// Packets counted against the window: those in flight, plus, with
@@ -560,9 +571,42 @@ impl Sender {
         }
     }
 
+    /// [`SenderConfig::ns2_recovery_timer`], for a cumulative advance in
+    /// recovery: true if it is a partial ACK of a fast recovery that must
+    /// not restart the timer (only the episode's first one does, as the
+    /// module's `newtimer` under `firstpartial_`). Marks the first one seen.
+    fn ns2_keeps_timer(&mut self) -> bool {
+        !self.recovery_after_rto
+            && self.snd_una < self.recovery_point
+            && std::mem::replace(&mut self.first_partial_seen, true)
+            && self.rto_deadline.is_some()
+    }
+
+    /// Recovery bookkeeping for a transmission about to leave: uses up a
+    /// partial-ACK send ([`SenderConfig::partial_ack_pair`]) if the window
+    /// alone would not have let it leave, and counts the transmissions the
+    /// module's pipe leaves out ([`SenderConfig::recovery_pipe_counts_lost`]).
+    /// Called in recovery only: outside it no partial-ACK sends are pending
+    /// and the module's pipe is off.
+    fn recovery_send_accounting(&mut self) {
+        let module_pipe = self.cfg.recovery_pipe_counts_lost && !self.recovery_after_rto;
+        // The module's fast retransmission and partial-ACK pairs leave
+        // outside its pipe (see `recovery_pipe_counts_lost`).
+        let mut uncounted = module_pipe && self.fast_rtx && self.next_retransmit().is_some();
+        if self.partial_ack_sends > 0 && (module_pipe || (self.pipe() as f64) >= self.window()) {
+            self.partial_ack_sends -= 1;
+            uncounted |= module_pipe;
+        }
+        if uncounted {
+            self.episode_uncounted += 1;
+        }
+    }
+
     /// The next packet to send at `now`, if window, data and pacing allow.
     pub fn poll_transmit(&mut self, now: Time) -> Option<DataPacket> {
-        if self.cfg.ns2_lost_retransmission {
+        // The recovery options act in recovery only: one branch on the
+        // common path.
+        if self.in_recovery && self.cfg.ns2_lost_retransmission {
             self.expire_head(now);
         }
         if !self.window_open() {
@@ -572,18 +616,9 @@ impl Sender {
         if pacing.is_some() && !self.pair_pending && !self.pacer.ready(now) {
             return None;
         }
-        let module_pipe =
-            self.cfg.recovery_pipe_counts_lost && self.in_recovery && !self.recovery_after_rto;
-        // The module's fast retransmission and partial-ACK pairs leave
-        // outside its pipe (see `recovery_pipe_counts_lost`).
-        let mut uncounted = module_pipe && self.fast_rtx && self.next_retransmit().is_some();
         let fast_retransmission = self.fast_rtx;
-        if self.partial_ack_sends > 0 && (module_pipe || (self.pipe() as f64) >= self.window()) {
-            self.partial_ack_sends -= 1;
-            uncounted |= module_pipe;
-        }
-        if uncounted {
-            self.episode_uncounted += 1;
+        if self.in_recovery {
+            self.recovery_send_accounting();
         }
         let (seq, retransmit) = match self.next_retransmit() {
             Some(seq) => {
@@ -759,11 +794,12 @@ impl Sender {
     }
 
     /// `echo`: the ACK's `(echo_seq, ts_echo)`, naming the transmission
-    /// that triggered it, and the time `now - min_rtt`.
+    /// that triggered it; `now`: the ACK's arrival.
     fn mark_delivered(
         &mut self,
         seq: u64,
-        echo: (u64, Time, Time),
+        echo: (u64, Time),
+        now: Time,
         hi_tx: &mut u64,
         acked: &mut u32,
         bytes: &mut u64,
@@ -776,11 +812,16 @@ impl Sender {
         // transmission order would declare the retransmissions sent before
         // it lost while they are still in flight. As RFC 8985 §6.2 step 2,
         // the delivery counts for the retransmission when the ACK echoes it
-        // or comes at least min_RTT after it was sent.
+        // or comes at least min_RTT after it was sent (`now - min_RTT`
+        // is only computed for retransmitted packets).
         let tx = if !p.retransmitted
-            || (echo.0, echo.1) == (seq, p.sent_time)
-            || p.sent_time <= echo.2
-        {
+            || echo == (seq, p.sent_time)
+            || p.sent_time
+                <= now.saturating_sub(if self.rtt.has_sample() {
+                    self.rtt.min_rtt()
+                } else {
+                    0
+                }) {
             p.tx_index
         } else {
             0
@@ -820,12 +861,7 @@ impl Sender {
         } else {
             None
         };
-        let min_rtt = if self.rtt.has_sample() {
-            self.rtt.min_rtt()
-        } else {
-            0
-        };
-        let echo_tx = (ack.echo_seq, ack.ts_echo, now.saturating_sub(min_rtt));
+        let echo_tx = (ack.echo_seq, ack.ts_echo);
         let mut hi_tx = 0u64;
         let mut acked = 0u32;
         let mut bytes = 0u64;
@@ -833,7 +869,7 @@ impl Sender {
         // Cumulative part.
         while self.snd_una < ack.cum_ack {
             let seq = self.snd_una;
-            self.mark_delivered(seq, echo_tx, &mut hi_tx, &mut acked, &mut bytes);
+            self.mark_delivered(seq, echo_tx, now, &mut hi_tx, &mut acked, &mut bytes);
             let p = self
                 .pkts
                 .pop_front()
@@ -854,7 +890,7 @@ impl Sender {
             }
             sacked.insert_with(s, e, |a, b| {
                 for seq in a..b {
-                    self.mark_delivered(seq, echo_tx, &mut hi_tx, &mut acked, &mut bytes);
+                    self.mark_delivered(seq, echo_tx, now, &mut hi_tx, &mut acked, &mut bytes);
                 }
             });
         }
@@ -873,17 +909,9 @@ impl Sender {
             self.stats.rtt_samples += 1;
             rtt_sample = Some(r);
         }
-        // The module restarts its timer at a partial ACK only for the
-        // episode's first one (`ns2_recovery_timer`).
-        let partial_ack = cum_advanced
-            && self.in_recovery
-            && !self.recovery_after_rto
-            && self.snd_una < self.recovery_point;
-        let keep_timer = self.cfg.ns2_recovery_timer
-            && partial_ack
-            && std::mem::replace(&mut self.first_partial_seen, true)
-            && self.rto_deadline.is_some();
-        if cum_advanced && !keep_timer {
+        if cum_advanced
+            && !(self.in_recovery && self.cfg.ns2_recovery_timer && self.ns2_keeps_timer())
+        {
             // RFC 6298 (5.3) restart; (5.2) stop when nothing is outstanding.
             self.rtt.reset_backoff();
             self.rto_deadline = if self.in_flight > 0 || !self.lost_queue.is_empty() {
@@ -893,21 +921,19 @@ impl Sender {
             };
         }
 
-        // Recovery ends once the cumulative ACK passes the recovery point.
-        if self.in_recovery && self.snd_una >= self.recovery_point {
-            self.in_recovery = false;
-            self.recovery_event = None;
-            self.partial_ack_sends = 0;
-            self.episode_extra = 0;
-            self.episode_uncounted = 0;
-            self.cc.on_recovery_end(now);
-        } else if self.cfg.partial_ack_pair
-            && cum_advanced
-            && self.in_recovery
-            && !self.recovery_after_rto
-        {
-            // A partial ACK: two packets may leave past the window.
-            self.partial_ack_sends = 2;
+        if self.in_recovery {
+            // Recovery ends once the cumulative ACK passes the recovery point.
+            if self.snd_una >= self.recovery_point {
+                self.in_recovery = false;
+                self.recovery_event = None;
+                self.partial_ack_sends = 0;
+                self.episode_extra = 0;
+                self.episode_uncounted = 0;
+                self.cc.on_recovery_end(now);
+            } else if self.cfg.partial_ack_pair && cum_advanced && !self.recovery_after_rto {
+                // A partial ACK: two packets may leave past the window.
+                self.partial_ack_sends = 2;
+            }
         }
 
         // Loss detection: a transmission is lost once `dupthresh` later
@@ -947,12 +973,13 @@ impl Sender {
                 self.scratch_lost.push(seq, p.back_to_back);
             }
         }
-        self.stats.packets_lost += newly_lost as u64;
-        if self.in_recovery {
-            self.episode_extra += newly_lost;
+        if newly_lost > 0 {
+            self.stats.packets_lost += newly_lost as u64;
+            if self.in_recovery {
+                self.episode_extra += newly_lost;
+            }
         }
 
-        let cwnd_before = self.window();
         let new_ce = ack.ce_count.saturating_sub(self.ce_seen);
         self.ce_seen = self.ce_seen.max(ack.ce_count);
         let cause = if newly_lost > 0 {
@@ -1005,7 +1032,8 @@ impl Sender {
                     time: now,
                     cause,
                     rto: false,
-                    cwnd: cwnd_before,
+                    // The controller has not seen the event yet.
+                    cwnd: self.window(),
                     lost: newly_lost,
                     first_lost: if newly_lost > 0 { first_lost } else { 0 },
                     last_lost,
