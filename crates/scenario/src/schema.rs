@@ -5,7 +5,7 @@ use dropless_cc::{registry, ConnInfo, Time, MILLISECOND};
 use dropless_sim::{
     Buffer, CrossKind, CrossSpec, FlowSpec, LinkSpec, QueueKind, SimConfig, Topology,
 };
-use dropless_transport::AckPolicy;
+use dropless_transport::{AckPolicy, SenderConfig};
 use toml::{Table, Value};
 
 use crate::catalog::{self, KeyDoc};
@@ -998,6 +998,8 @@ pub(crate) fn build(
                 path: f.links,
                 ecn: false,
                 min_rto: f.min_rto,
+                initial_rto: SenderConfig::default().initial_rto,
+                max_rto: SenderConfig::default().max_rto,
                 max_window: f.max_window,
                 ns2_recovery: f.ns2_recovery,
             });

@@ -122,6 +122,12 @@ pub struct FlowSpec {
     pub ecn: bool,
     /// RTO floor.
     pub min_rto: Time,
+    /// RTO before the first RTT sample (default 1 s, RFC 6298; ns-2's
+    /// `rtxcur_init_` is 6 s).
+    pub initial_rto: Time,
+    /// RTO ceiling (default 60 s; ns-2's `maxrto_` is 100000 s). Paths
+    /// whose RTT reaches minutes (thesis Table 4.1, item 9) need more.
+    pub max_rto: Time,
     /// Receive-window / send-buffer cap in packets (Reno's `W_max` in the
     /// TCP-Madison comparisons, seed 002 §5.1). `None`: the transport default.
     pub max_window: Option<u64>,
@@ -162,6 +168,8 @@ impl FlowSpec {
             path: (0, 0),
             ecn: false,
             min_rto: 200 * dropless_cc::MILLISECOND,
+            initial_rto: dropless_transport::SenderConfig::default().initial_rto,
+            max_rto: dropless_transport::SenderConfig::default().max_rto,
             max_window: None,
             ns2_recovery: false,
         }

@@ -407,6 +407,8 @@ impl Simulation {
                 total_bytes: fs.size,
                 ecn: fs.ecn,
                 min_rto: fs.min_rto,
+                initial_rto: fs.initial_rto,
+                max_rto: fs.max_rto,
                 max_window: fs.max_window.unwrap_or(SenderConfig::default().max_window),
                 partial_ack_pair: fs.ns2_recovery,
                 recovery_pipe_counts_lost: fs.ns2_recovery,
