@@ -31,7 +31,7 @@ use crate::madison::{Madison, MadisonConfig};
 use crate::newreno::{NewReno, WindowParams};
 use crate::paced::Paced;
 use crate::scalable::{Scalable, ScalableConfig};
-use crate::vegas::{Vegas, VegasConfig, VegasForm};
+use crate::vegas::{SsExit, Vegas, VegasConfig, VegasForm};
 use crate::{ConnInfo, Controller};
 
 /// One tunable parameter of a controller.
@@ -202,7 +202,7 @@ static SPECS: &[CcSpec] = &[
             "beta_plus" = 0.0, "shrink by 1 packet per RTT while w/d - w/D > beta_plus, packets/s (0: alpha_plus + 25)";
             "gamma_plus" = 0.0, "leave slow start once w/d - w/D >= gamma_plus, packets/s (0: alpha_plus)";
             "slow_start" = 1.0, "1: Vegas slow start (doubling every other RTT)";
-            "ss_exit_cut" = 1.0, "1: on leaving slow start cut to the expected-rate window + 1 (Linux); 0: keep the window";
+            "ss_exit_cut" = 1.0, "on leaving slow start: 1 cut to the expected-rate window + 1 (Linux); 0 keep the window; 2 cut by an eighth (ns-2 tcp-vegas.cc)";
         ),
     },
     CcSpec {
@@ -499,7 +499,7 @@ pub fn build(
                 beta,
                 gamma: v.positive("gamma")?,
                 slow_start: v.boolean("slow_start")?,
-                ss_exit_cut: true,
+                ss_exit: SsExit::ExpectedPlusOne,
             }))
         }
         "vegas-rate" => {
@@ -516,7 +516,15 @@ pub fn build(
                 beta,
                 gamma: if gamma == 0.0 { alpha } else { gamma },
                 slow_start: v.boolean("slow_start")?,
-                ss_exit_cut: v.boolean("ss_exit_cut")?,
+                ss_exit: match v.check(
+                    "ss_exit_cut",
+                    |x| x == 0.0 || x == 1.0 || x == 2.0,
+                    "0, 1 or 2",
+                )? {
+                    0.0 => SsExit::Keep,
+                    1.0 => SsExit::ExpectedPlusOne,
+                    _ => SsExit::Eighth,
+                },
             }))
         }
         "fast" => {
@@ -858,5 +866,12 @@ mod tests {
         assert!(build("fast", &[p("gamma", 1.0), p("mi_threshold", 0.0)], &info).is_ok());
         assert!(build("newreno", &[p("initial_ssthresh", f64::INFINITY)], &info).is_ok());
         assert!(build("vegas-rate", &[p("alpha_plus", 2475.0)], &info).is_ok());
+        for x in [0.0, 1.0, 2.0] {
+            assert!(build("vegas-rate", &[p("ss_exit_cut", x)], &info).is_ok());
+        }
+        let e = build("vegas-rate", &[p("ss_exit_cut", 3.0)], &info)
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("0, 1 or 2"), "{e}");
     }
 }

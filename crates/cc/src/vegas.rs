@@ -17,9 +17,11 @@
 //! Slow start (optional): while `diff < gamma` (same units as alpha), the
 //! window grows by one packet per acknowledged packet every other RTT
 //! (doubling every two RTTs, as in Brakmo–Peterson); the first RTT with
-//! `diff >= gamma`, or reaching ssthresh, ends it, and the window is cut to
-//! `min(w, w d/D + 1)` (the expected-rate window plus one, as Linux
-//! `tcp_vegas.c` does) so the queue built during the last doubling drains.
+//! `diff >= gamma`, or reaching ssthresh, ends it, and the window is cut
+//! as [`SsExit`] says: by default to `min(w, w d/D + 1)` (the expected-rate
+//! window plus one, as Linux `tcp_vegas.c` does) so the queue built during
+//! the last doubling drains; or by an eighth (ns-2 `tcp-vegas.cc`); or not
+//! at all.
 //!
 //! Rounds ("once per RTT") are delimited with the delivery counters of
 //! [`AckSample`]: a round ends when an ACK acknowledges a packet sent after
@@ -41,6 +43,21 @@ pub enum VegasForm {
     Rate,
 }
 
+/// What leaving Vegas slow start does to the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SsExit {
+    /// Keep the window (for the prose form with large alpha+, where a cut
+    /// to the expected-rate window throws away the `alpha+ d` packets the
+    /// flow must queue and it would take `alpha+ d` RTTs to rebuild them).
+    Keep,
+    /// Cut to the expected-rate window plus one, `min(w, w d/D + 1)`
+    /// (Linux `tcp_vegas.c`).
+    ExpectedPlusOne,
+    /// Cut by an eighth, `w - w/8` (ns-2 `tcp-vegas.cc`: "slow-down a bit
+    /// to ensure the net is not so congested"; it also sets ssthresh to 2).
+    Eighth,
+}
+
 /// Vegas parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct VegasConfig {
@@ -56,11 +73,8 @@ pub struct VegasConfig {
     pub gamma: f64,
     /// Use Vegas slow start (otherwise start in congestion avoidance).
     pub slow_start: bool,
-    /// On leaving slow start, cut the window to the expected-rate window
-    /// plus one (Linux; on). Off keeps the window (for the prose form with
-    /// large alpha+, where the cut throws away the `alpha+ d` packets the
-    /// flow must queue and it would take `alpha+ d` RTTs to rebuild them).
-    pub ss_exit_cut: bool,
+    /// What leaving slow start does to the window.
+    pub ss_exit: SsExit,
 }
 
 impl VegasConfig {
@@ -73,7 +87,7 @@ impl VegasConfig {
             beta: 3.0,
             gamma: 1.0,
             slow_start: true,
-            ss_exit_cut: true,
+            ss_exit: SsExit::ExpectedPlusOne,
         }
     }
 
@@ -87,7 +101,7 @@ impl VegasConfig {
             beta: 275.0,
             gamma: 250.0,
             slow_start: true,
-            ss_exit_cut: true,
+            ss_exit: SsExit::ExpectedPlusOne,
         }
     }
 }
@@ -175,8 +189,12 @@ impl Vegas {
             if diff >= self.cfg.gamma || !self.core.in_slow_start() {
                 // Leave slow start: back to the expected-rate window + 1.
                 self.in_ss = false;
-                if self.cfg.ss_exit_cut {
-                    self.core.cwnd = w.min(w * d / big_d + 1.0).max(2.0);
+                match self.cfg.ss_exit {
+                    SsExit::Keep => {}
+                    SsExit::ExpectedPlusOne => {
+                        self.core.cwnd = w.min(w * d / big_d + 1.0).max(2.0);
+                    }
+                    SsExit::Eighth => self.core.cwnd = (w - w / 8.0).max(2.0),
                 }
                 self.core.ssthresh = self.core.ssthresh.min(self.core.cwnd);
             } else {
@@ -285,7 +303,7 @@ mod tests {
             beta,
             gamma: alpha,
             slow_start: false,
-            ss_exit_cut: true,
+            ss_exit: SsExit::ExpectedPlusOne,
         })
     }
 
@@ -374,6 +392,25 @@ mod tests {
         assert!(!c.in_slow_start());
         // Exit cuts to the expected-rate window + 1 = 80 * 0.8 + 1 = 65.
         assert!((cwnd(&c) - 65.0).abs() < 1e-9, "{}", cwnd(&c));
+    }
+
+    #[test]
+    fn slow_start_exit_eighth_and_keep() {
+        // As the doubling test, leaving slow start at w = 80 with D = 1.25 d.
+        for (exit, w) in [(SsExit::Eighth, 70.0), (SsExit::Keep, 80.0)] {
+            let mut c = Vegas::new(VegasConfig {
+                ss_exit: exit,
+                ..VegasConfig::packets()
+            });
+            let mut f = Fluid::new(0);
+            for _ in 0..5 {
+                f.round(&mut c, 100 * MILLISECOND);
+            }
+            f.round(&mut c, 125 * MILLISECOND);
+            f.round(&mut c, 125 * MILLISECOND);
+            assert!(!c.in_slow_start());
+            assert!((cwnd(&c) - w).abs() < 1e-9, "{exit:?}: {}", cwnd(&c));
+        }
     }
 
     #[test]
