@@ -163,6 +163,16 @@ pub const FLOW_KEYS: &[KeyDoc] = &[
         "floor of the retransmission timeout",
     ),
     k(
+        "initial_rto",
+        "\"1s\"",
+        "retransmission timeout before the first RTT sample (ns-2: 6 s)",
+    ),
+    k(
+        "max_rto",
+        "\"60s\"",
+        "ceiling of the retransmission timeout (ns-2: 100000 s)",
+    ),
+    k(
         "max_window",
         "16777216 packets",
         "receive-window cap: \"1000pkt\" or bytes of payload (\"172KB\")",

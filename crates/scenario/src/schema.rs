@@ -340,6 +340,8 @@ struct RawFlow {
     header: u32,
     ack: AckPolicy,
     min_rto: Time,
+    initial_rto: Time,
+    max_rto: Time,
     max_window: Option<u64>,
     ns2_recovery: bool,
     label: Option<String>,
@@ -532,6 +534,22 @@ fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) ->
     if min_rto == 0 {
         return Err(o.bad("min_rto", &t["min_rto"], "a positive time like \"200ms\""));
     }
+    let initial_rto = o
+        .time("initial_rto")?
+        .unwrap_or(SenderConfig::default().initial_rto);
+    if initial_rto == 0 {
+        return Err(o.bad(
+            "initial_rto",
+            &t["initial_rto"],
+            "a positive time like \"1s\"",
+        ));
+    }
+    let max_rto = o
+        .time("max_rto")?
+        .unwrap_or(SenderConfig::default().max_rto);
+    if max_rto < min_rto {
+        return Err(o.bad("max_rto", &t["max_rto"], "a time at least min_rto"));
+    }
     let max_window = match o.get("max_window") {
         None => None,
         Some(v) => {
@@ -568,6 +586,8 @@ fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) ->
         header,
         ack,
         min_rto,
+        initial_rto,
+        max_rto,
         max_window,
         ns2_recovery,
         label,
@@ -998,8 +1018,8 @@ pub(crate) fn build(
                 path: f.links,
                 ecn: false,
                 min_rto: f.min_rto,
-                initial_rto: SenderConfig::default().initial_rto,
-                max_rto: SenderConfig::default().max_rto,
+                initial_rto: f.initial_rto,
+                max_rto: f.max_rto,
                 max_window: f.max_window,
                 ns2_recovery: f.ns2_recovery,
             });

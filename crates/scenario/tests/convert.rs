@@ -164,6 +164,8 @@ mss = "8960B"
 header = "52B"
 ack = "delayed"
 min_rto = "1s"
+initial_rto = "60s"
+max_rto = "100000s"
 size = "100pkt"
 stop = "8s"
 max_window = "172KB"
@@ -187,6 +189,7 @@ rate = "1Mbps"
     assert_eq!((f.mss, f.header), (8960, 52));
     assert_eq!(f.ack_policy, AckPolicy::DELAYED);
     assert_eq!(f.min_rto, SECOND);
+    assert_eq!((f.initial_rto, f.max_rto), (60 * SECOND, 100_000 * SECOND));
     assert_eq!(f.size, Some(896_000));
     assert_eq!(f.stop, Some(8 * SECOND));
     assert_eq!(f.max_window, Some(20)); // 172000 / 8960, rounded up
