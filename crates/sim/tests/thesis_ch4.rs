@@ -65,6 +65,7 @@ exps! {
     e05_vegas_2475_vs_theory = 5;
     e06_vegas_250_vs_theory = 6;
     e08_buffer_growth = 8;
+    e09_pathological_vegas = 9;
     e10_two_flow_closed_forms = 10;
     e11_new_flow_pure_fast = 11;
     e13_four_phase_three_flows = 13;
@@ -77,7 +78,6 @@ exps! {
 
 not_reproduced! {
     e07_fairness_ordering = 7;
-    e09_pathological_vegas = 9;
     e12_four_phase = 12;
     e15_decrease_pacing = 15;
     e16_alpha_adjusting = 16;

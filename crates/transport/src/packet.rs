@@ -58,7 +58,17 @@ pub struct AckPacket {
     pub sack: [(u64, u64); MAX_SACK],
     /// Number of valid entries in `sack`.
     pub n_sack: u8,
-    /// Timestamp of the data packet that triggered this ACK.
+    /// Timestamp of the data packet that triggered this ACK; 0 means "no
+    /// echo" (probe-only ACKs that only report SACK state).
+    ///
+    /// Known limitation (found 2026-11-22, not yet fixed): because 0 is the
+    /// "no echo" value, a data packet sent at exactly t = 0 yields no RTT
+    /// sample, so a flow that starts at t = 0 takes its first samples (and
+    /// its minimum RTT) from later packets, which may have queued behind its
+    /// initial window. A fix (a separate sentinel) changes the results of
+    /// every experiment with a flow starting at t = 0 and needs the reports
+    /// regenerated with it; thesis chapter 4 item 9 starts its first flow at
+    /// 1 ms for this reason.
     pub ts_echo: Time,
     /// Packet number of the data packet that triggered this ACK.
     pub echo_seq: u64,

@@ -971,13 +971,26 @@ fn e9(scale: Scale) -> Outcome {
             d_meas * 1e3,
             starts.iter().map(|s| format!("{s:.3}")).collect::<Vec<_>>().join("/")
         ),
-        expected: "p(1..3) = 0.8, 18.4, 403.3 s (eq. (4.10)) within 20% (thesis simulation 0.976, 21.68, 426.19); the newest flow takes almost all capacity".into(),
+        expected: "p(1..3) = 0.976, 21.68, 426.19 s (the thesis's simulation, Table 4.1) within 20%; eq. (4.10) at d = 40 ms (0.8, 18.4, 403.3) is 20-25% lower, which the thesis attributes to the packetisation delay in the measured base RTT (until 2026-11-22 this item was checked against those 40 ms values, a check the thesis's own p(1) fails by 22%); the newest flow takes almost all capacity".into(),
         ..Outcome::default()
     };
+    // Table 4.1's reproduction target is its simulation row (note §8 item
+    // 9: "Expect p(1), p(2), p(3) = 0.976, 21.68, 426.19 s (thesis
+    // simulation)"). Until stop 11 this compared with eq. (4.10) at
+    // d = 40 ms, a check the thesis's own p(1) fails (+22%): the thesis
+    // explains that gap by the 8 ms packetisation in the measured base RTT.
+    // Eq. (4.10) at the measured base RTT is reported beside it (note):
+    // measured p(1..3) = 0.983, 22.89, 502.5 s (full length) against
+    // 0.976, 22.41, 492.0 s there (within 2.1%), 23-25% above the 40 ms
+    // values. Before the ns-2 set-up above (initial window 10 at t = 0, so
+    // no RTT sample from it and a base RTT of 80 ms; slow start keeping its
+    // window; 60 s RTO ceiling and 1 s initial RTO, which fired spuriously;
+    // 40000 s run) the run measured 1.639, 8.784, 32.2 s, newest share 0.354.
+    const THESIS_SIM: [f64; 3] = [0.976, 21.68, 426.19];
     for i in 0..3 {
         o.check(Check::new(
             format!("p({}) s", i + 1),
-            theory[i],
+            THESIS_SIM[i],
             p[i],
             Tol::Rel(0.20),
         ));
@@ -990,11 +1003,14 @@ fn e9(scale: Scale) -> Outcome {
         Tol::AtLeast,
     ));
     o.notes.push(format!(
-        "theory with the measured base RTT {:.1} ms: p = {}, {}, {} s; measured {}, {}, {} s",
+        "eq. (4.10) at the measured base RTT {:.1} ms: p = {}, {}, {} s; at d = 40 ms: {}, {}, {} s; measured {}, {}, {} s",
         d_meas * 1e3,
         fmt_num(theory_meas_d[0]),
         fmt_num(theory_meas_d[1]),
         fmt_num(theory_meas_d[2]),
+        fmt_num(theory[0]),
+        fmt_num(theory[1]),
+        fmt_num(theory[2]),
         fmt_num(p[0]),
         fmt_num(p[1]),
         fmt_num(p[2])
@@ -2183,7 +2199,6 @@ fn e20(scale: Scale) -> Outcome {
 pub fn explain(id: u32) -> Option<&'static str> {
     Some(match id {
         7 => "Partly reproduces: the x1/(c/n) ordering FAST > Vegas 250 > Vegas 2475 holds at every n, and every index falls with n, but the Jain ordering FAST > Vegas 250 fails at n = 4-8. There the theoretical margin is only 1-3% (e.g. 0.818 vs 0.803 at n = 4), while prose Vegas with alpha+ = 250 runs measurably fairer than eq. (4.10) (its newest flow up to 8% below theory) because its dead zone beta+ - alpha+ is 10% of alpha+, the 'slight difference' the thesis itself notes for this case.",
-        9 => "Does not reproduce within the stated tolerance, for a reason the thesis shares: with the ns-2 set-up (Vegas slow start left with the window cut by 1/8, initial window 1, every packet ACKed, RTO ceiling 1e5 s, initial RTO 60 s, flow 1 starting at 1 ms so its first packet gives an RTT sample; flows at 0/2000/50000 s, run 2e6 s, 32 s wall) the measured base RTT is 48.8 ms (40 ms + one 8.3 ms packet time + the ACK's), the thesis's own value (its p(1) = 0.976 s = alpha+ x 48.8 ms / c), and the run reaches eq. (4.10)'s equilibrium for that base RTT: p(1..3) = 0.983, 22.89, 502.5 s against 0.976, 22.41, 492.0 s (within 2.1%), newest flow's share 0.957. Eq. (4.10) with the 40 ms propagation delay gives 0.8, 18.4, 403.3 s, so every p is 23-25% above it, beyond the 20% tolerance; the thesis's own p(1) is 22% above it too (its 'about 20%'), and its p(2), p(3) = 21.68, 426.19 s lie between the two theories (perhaps flow 3 not yet at equilibrium; the thesis does not say how long it ran). Before this set-up (initial window 10 sent at t = 0, which gave no RTT samples, so base RTT 80 ms; slow start keeping the window; 60 s RTO ceiling and 1 s initial RTO, which fired spuriously; 40000 s run) the run measured 1.639, 8.784, 32.2 s and a newest-flow share of 0.354.",
         12 => "Partly reproduces. The queue empties in every run where the drain time T(N) is below the old flows' RTT (cases a and b: N <= 9, and also N = 10; case c: N <= 3), and case (c) is fair up to N = 3, within the thesis's 2-3. Cases (a) and (b) stay fair (ratio >= 0.85) up to N = 12, one above the accepted 9-11: at N = 11 and 12 the queue does not quite empty, but the partial drain removes most of the new flow's baseRTT error (ratios 0.96/0.96 at N = 11, 0.88/0.85 at N = 12); above that the ratio falls back towards the pure-FAST curve (0.80/0.77 at N = 13, 0.66 at N = 15). Our thresholds follow a window limit rather than the thesis's time limit: while the old flows keep their windows, the queue can only drain down to N alpha - x1 d_old packets (x1 = 2C/(1 + sqrt(1 + 4N)) the new flow's rate), which is <= 0 up to N = 12 for d_old = 200 ms and up to N = 3 for 40 ms, exactly the thresholds measured. The thesis's threshold 4.16(N^1.5 + N) ms < d_old (N <= 11) assumes the old flows refill the queue within one RTT; ours update every other RTT through a 255/256-per-ACK RTT average (module defaults) and react later, so at N = 11-12 the drain runs almost to the window limit.",
         15 => "Does not reproduce with the module's recovery (the chapter's set-up). (a) is unfair as the thesis says (rates 7384 / 15720 pkt/s, 2.13:1) but the roles are reversed: over 30-100 s it is flow 1, not the later flow 2, that keeps losing (loss events 109 / 65, ratio 0.60 against >= 2). (b) stays unfair (8864 / 13438 pkt/s, 1.52:1 against <= 1.15) although both flows now lose about equally often (116 / 102 loss events). In this deterministic drop-tail simulation which flow takes the drops at the full queue is a phase effect (Floyd and Jacobson 1992): the packets that find no slot are the second ones of the pairs a growing flow sends per ACK, and where the flows' ACK-clocked arrivals fall within a 41.6 us bottleneck packet time decides whose they are. Item 15 is sensitive at that scale: adding 0, 5, 12, 24, 30 or 100 us to both flows' RTT gives (b) rate ratios 1.93, 2.68, 1.20, 1.52, 1.31 and 3.60 with the module's recovery, and 2.18, 2.18, 1.05, 1.05, 2.17 and 1.77 with the transport's default recovery (measured before the ns-2 topology's 24 us of serialisation, `B5_SERIALISATION_S`, were added to the round trip; with them the default recovery is the +24 us case). Variants with the module's recovery: the 1% CBR stream makes (b) fair (1.02:1) but (a) too (1.12:1, loss events 103 / 107); Poisson background leaves (b) at 1.41:1. With the transport's default recovery (b) passes (1.05:1, loss events 67 / 60) and (a) fails (loss-event ratio 1.53, rate ratio 1.22).",
         16 => "Partly reproduces with the module's recovery (the chapter's set-up): no RTOs, the alphas stay together (mean |alpha1 - alpha2| 2.6% of alpha0 over 40-100 s), rates within 5.3% (11696 / 12319 pkt/s), queue at 86% of the buffer. It fails the loss count per event (worst flow 76 packets, limit 5): flow 2's start at 21.1 s overflows the buffer with 188 packets lost before alpha-adjusting can act, and at 68.0 and 68.5 s flow 1 loses 69 and then 109 packets (flow 2 30 and 10): after the first recovery the module's window, recomputed from the pre-loss flight and avgRTT that the module keeps as old_cwnd for packets sent during recovery, overflows the buffer again within 0.5 s, the consecutive losses the thesis says alpha-adjusting avoids. With the transport's default recovery (variant) there are no RTOs and the alphas stay within 8.2% of alpha0, but the rates differ by 10.8% (limit 10%) and the start-up overflow (188 lost) fails the per-event count (94.5).",
