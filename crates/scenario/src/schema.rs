@@ -204,6 +204,18 @@ impl<'a, 'c> Obj<'a, 'c> {
         self.unit(key, units::parse_time, Some(0), "20ms")
     }
 
+    /// [`Obj::time`], rejecting 0 with "a positive time like `example`".
+    fn positive_time(&self, key: &str, example: &str) -> R<Option<Time>> {
+        match self.time(key)? {
+            Some(0) => Err(self.bad(
+                key,
+                self.get(key).expect("present"),
+                format!("a positive time like \"{example}\""),
+            )),
+            t => Ok(t),
+        }
+    }
+
     fn rate(&self, key: &str) -> R<Option<f64>> {
         let r = self.unit(key, units::parse_rate, None, "100Mbps")?;
         if let Some(bps) = r {
@@ -457,10 +469,7 @@ fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) ->
         }
     }
 
-    let rtt = o.time("rtt")?;
-    if rtt == Some(0) {
-        return Err(o.bad("rtt", &t["rtt"], "a positive time like \"20ms\""));
-    }
+    let rtt = o.positive_time("rtt", "20ms")?;
     let count = o
         .integer(
             "count",
@@ -530,20 +539,12 @@ fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) ->
         Some("probe-only") => AckPolicy::ProbeOnly,
         Some(other) => unreachable!("ack policy {other} listed but not handled"),
     };
-    let min_rto = o.time("min_rto")?.unwrap_or(200 * MILLISECOND);
-    if min_rto == 0 {
-        return Err(o.bad("min_rto", &t["min_rto"], "a positive time like \"200ms\""));
-    }
+    let min_rto = o
+        .positive_time("min_rto", "200ms")?
+        .unwrap_or(200 * MILLISECOND);
     let initial_rto = o
-        .time("initial_rto")?
+        .positive_time("initial_rto", "1s")?
         .unwrap_or(SenderConfig::default().initial_rto);
-    if initial_rto == 0 {
-        return Err(o.bad(
-            "initial_rto",
-            &t["initial_rto"],
-            "a positive time like \"1s\"",
-        ));
-    }
     let max_rto = o
         .time("max_rto")?
         .unwrap_or(SenderConfig::default().max_rto);
@@ -649,10 +650,9 @@ fn read_cross(ctx: &Ctx, v: &Value, path: &str, n_links: usize) -> R<CrossSpec> 
                     _ => return Err(o.bad("shape", v, "a number above 1, like 1.5")),
                 },
             };
-            let mean_on = o.time("mean_on")?.unwrap_or(500 * MILLISECOND);
-            if mean_on == 0 {
-                return Err(o.bad("mean_on", &t["mean_on"], "a positive time like \"500ms\""));
-            }
+            let mean_on = o
+                .positive_time("mean_on", "500ms")?
+                .unwrap_or(500 * MILLISECOND);
             let mean_off = o.time("mean_off")?.unwrap_or(500 * MILLISECOND);
             CrossKind::ParetoOnOff {
                 shape,
@@ -713,14 +713,7 @@ pub(crate) fn build(
     }
     let description = top.string("description", "a string")?.map(str::to_string);
     top.req("duration", "a simulated time like \"20s\"")?;
-    let duration = top.time("duration")?.expect("present");
-    if duration == 0 {
-        return Err(top.bad(
-            "duration",
-            &root["duration"],
-            "a positive time like \"20s\"",
-        ));
-    }
+    let duration = top.positive_time("duration", "20s")?.expect("present");
     let seed = top
         .integer("seed", 0, i64::MAX, "a whole number >= 0")?
         .unwrap_or(1) as u64;
@@ -773,10 +766,7 @@ pub(crate) fn build(
         vec![read_link(ctx, bv, "topology.bottleneck")?]
     };
     let access_rate_bps = topo.rate("access_rate")?;
-    let bdp_rtt = topo.time("bdp_rtt")?;
-    if bdp_rtt == Some(0) {
-        return Err(topo.bad("bdp_rtt", &tt["bdp_rtt"], "a positive time like \"100ms\""));
-    }
+    let bdp_rtt = topo.positive_time("bdp_rtt", "100ms")?;
     let n_links = raw_links.len();
 
     // Flows.
