@@ -54,7 +54,9 @@ pub enum SsExit {
     /// (Linux `tcp_vegas.c`).
     ExpectedPlusOne,
     /// Cut by an eighth, `w - w/8` (ns-2 `tcp-vegas.cc`: "slow-down a bit
-    /// to ensure the net is not so congested"; it also sets ssthresh to 2).
+    /// to ensure the net is not so congested"). ns-2 also sets ssthresh to
+    /// 2; here, as for the other exits, ssthresh drops to the cut window,
+    /// which equally keeps the flow out of slow start.
     Eighth,
 }
 
@@ -187,7 +189,7 @@ impl Vegas {
         self.last_diff = diff;
         if self.in_ss {
             if diff >= self.cfg.gamma || !self.core.in_slow_start() {
-                // Leave slow start: back to the expected-rate window + 1.
+                // Leave slow start, cutting the window as `ss_exit` says.
                 self.in_ss = false;
                 match self.cfg.ss_exit {
                     SsExit::Keep => {}

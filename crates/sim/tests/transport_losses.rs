@@ -13,36 +13,13 @@
 //! to the whole RTO left it at SRTT plus a few hundred microseconds (Linux
 //! floors the variance term). Each RTO then marked the whole flight lost.
 
-use dropless_cc::{MILLISECOND, SECOND};
-use dropless_sim::{
-    Buffer, CrossKind, CrossSpec, FlowSpec, LinkSpec, SimConfig, Simulation, Topology,
-};
-use dropless_transport::AckPolicy;
+#[path = "common/madison.rs"]
+mod scenarios;
 
-fn fig8a(flow: FlowSpec, secs: u64, seed: u64) -> SimConfig {
-    let rtt = 278 * MILLISECOND;
-    let mut f = flow;
-    f.rtt = Some(rtt);
-    SimConfig {
-        seed,
-        duration: secs * SECOND,
-        topology: Topology::Dumbbell {
-            bottleneck: LinkSpec::new(100e6, rtt / 2, Buffer::Bytes(158_000)),
-            access_rate_bps: None,
-        },
-        flows: vec![f],
-        cross: vec![CrossSpec {
-            kind: CrossKind::Poisson,
-            rate_bps: 0.42 * 100e6,
-            packet_size: 1500,
-            link: 0,
-            start: 0,
-            stop: None,
-        }],
-        sample_interval: 100 * MILLISECOND,
-        flow_series: true,
-    }
-}
+use dropless_cc::SECOND;
+use dropless_sim::{FlowSpec, Simulation};
+use dropless_transport::AckPolicy;
+use scenarios::{fig8, FIG8};
 
 #[test]
 fn declared_losses_are_the_queue_drops_and_no_spurious_timeout() {
@@ -69,7 +46,8 @@ fn declared_losses_are_the_queue_drops_and_no_spurious_timeout() {
     let mut failures = Vec::new();
     for seed in [3, 6] {
         for (name, flow) in &flows {
-            let mut sim = Simulation::new(fig8a(flow.clone(), secs, seed)).unwrap();
+            let mut sim =
+                Simulation::new(fig8(&FIG8[0], flow.clone(), secs * SECOND, seed)).unwrap();
             sim.run_until(secs * SECOND);
             let (snd, rcv) = sim.endpoints(0);
             let st = snd.stats().clone();
