@@ -200,12 +200,32 @@ pub fn utilization_paced(big_b: f64, u_flow: f64) -> f64 {
     (2.0 * b + x) / (2.0 * b + 1.0)
 }
 
+/// Probe RTTs kept for the busy-fraction utilization estimate.
+pub const BUSY_WINDOW: usize = 256;
+/// Probe RTTs needed before the busy-fraction estimate replaces the
+/// backlog-based one.
+pub const BUSY_MIN_SAMPLES: usize = 32;
+
 /// The end-host path estimator (seed 002 §3.3).
 #[derive(Clone, Debug)]
 pub struct PathEstimator {
     /// Use [`utilization_paced`] (the flow paces its packets) instead of
     /// eq. (8) for `U`.
     pub paced_u: bool,
+    /// Estimate `U` as the fraction of the latest [`BUSY_WINDOW`] probes
+    /// that found the bottleneck busy (not a seed equation; see
+    /// [`PathEstimator::busy_fraction`]: the probes must leave at random
+    /// instants). Until [`BUSY_MIN_SAMPLES`] probes have come back, `U` is
+    /// computed as `paced_u` says.
+    pub busy_u: bool,
+    /// A probe found the bottleneck busy when its RTT exceeds `RTT_min` by
+    /// more than this fraction of a bottleneck packet time.
+    pub busy_eps: f64,
+    /// Ring of the latest probe RTTs (ms) for `busy_u`, with the flow's
+    /// utilization `S pkt_kb / C` when each came back (NaN if not given).
+    busy_rtts: [(f64, f64); BUSY_WINDOW],
+    n_busy: usize,
+    next_busy: usize,
     pkt_kb: f64,
     rtt_min: f64,
     /// Ring of the latest probe RTTs (ms) with their send times.
@@ -222,6 +242,11 @@ impl PathEstimator {
     pub fn new(wire_size: u32) -> Self {
         PathEstimator {
             paced_u: false,
+            busy_u: false,
+            busy_eps: 0.05,
+            busy_rtts: [(0.0, f64::NAN); BUSY_WINDOW],
+            n_busy: 0,
+            next_busy: 0,
             pkt_kb: wire_size as f64 * 8.0 / 1000.0,
             rtt_min: f64::INFINITY,
             rtts: [(0.0, 0); RTT_AVG_SAMPLES],
@@ -249,11 +274,25 @@ impl PathEstimator {
     /// A probe RTT sample (randomly timed, eq. (6)): updates `RTT_min` and
     /// the six-sample `RTT_avg`; `sent` is when the probe left.
     pub fn on_probe_rtt(&mut self, rtt: Time, sent: Time) {
+        self.on_probe_rtt_at(rtt, sent, f64::NAN);
+    }
+
+    /// [`PathEstimator::on_probe_rtt`] for a flow sending `s` packets/ms:
+    /// the busy-fraction `U` then follows the flow's own rate changes at
+    /// once (see [`PathEstimator::busy_fraction`]).
+    pub fn on_probe_rtt_at(&mut self, rtt: Time, sent: Time, s: f64) {
         self.on_rtt_min(rtt);
         self.rtts[self.next_rtt] = (secs(rtt) * 1e3, sent);
         self.next_rtt = (self.next_rtt + 1) % RTT_AVG_SAMPLES;
         self.n_rtts = (self.n_rtts + 1).min(RTT_AVG_SAMPLES);
         self.probe_samples += 1;
+        let u_flow = match self.capacity.estimate() {
+            Some(c) if s.is_finite() => s * self.pkt_kb / c,
+            _ => f64::NAN,
+        };
+        self.busy_rtts[self.next_busy] = (secs(rtt) * 1e3, u_flow);
+        self.next_busy = (self.next_busy + 1) % BUSY_WINDOW;
+        self.n_busy = (self.n_busy + 1).min(BUSY_WINDOW);
         if self.n_rtts == RTT_AVG_SAMPLES {
             if let (Some(avg), Some(c)) = (self.rtt_avg(), self.capacity.estimate()) {
                 // B_size: the largest average total backlog seen (§3.3).
@@ -299,6 +338,54 @@ impl PathEstimator {
         self.probe_samples
     }
 
+    /// Fraction of the latest (up to [`BUSY_WINDOW`]) probes that found the
+    /// bottleneck busy, i.e. whose RTT exceeded `RTT_min` by more than
+    /// `busy_eps` packet times of a link of capacity `c` Mb/s; `None` before
+    /// [`BUSY_MIN_SAMPLES`] probes. Not one of seed 002's equations.
+    ///
+    /// Probes that leave at instants independent of the traffic, including
+    /// the flow's own (Poisson instants, not the flow's pacing slots; see
+    /// `MadisonConfig::busy_u`), see the link as a random observer does
+    /// (PASTA), whatever the arrival process of the other traffic: the
+    /// fraction that wait is the fraction of time the link is busy, `U`.
+    /// Eq. (8) instead infers `U` from the mean wait through the M/D/1
+    /// formula, which counts paced traffic (the flow's own and other Madison
+    /// flows') as if it arrived at random and so underestimates `U`
+    /// (`docs/reports/madison.md`). The threshold must exceed the RTT noise
+    /// that is not bottleneck queueing; a probe that arrives in the last
+    /// `busy_eps` of a lone packet's service counts as idle, a bias of at
+    /// most `busy_eps` times the probability of that state.
+    pub fn busy_fraction(&self, c: f64) -> Option<f64> {
+        if self.n_busy < BUSY_MIN_SAMPLES || !self.rtt_min.is_finite() || c <= 0.0 {
+            return None;
+        }
+        let limit = self.rtt_min + self.busy_eps * self.pkt_kb / c;
+        let busy = self.busy_rtts[..self.n_busy]
+            .iter()
+            .filter(|r| r.0 > limit)
+            .count();
+        Some(busy as f64 / self.n_busy as f64)
+    }
+
+    /// `U` from the busy fraction for a flow now at utilization `u_flow`:
+    /// the window spans seconds, so the flow's own share in it is the mean
+    /// of its utilization when the probes came back; the difference to
+    /// `u_flow` is added, so that `U` (and the cross traffic `U - U_flow`
+    /// of eqs. (10), (13)) follows the flow's own rate changes at once.
+    /// Without that, after a rate increase `U` lags, the cross traffic
+    /// reads low and eqs. (13)/(14) raise the rate again (a run-away: Fig.
+    /// 2(c) path, seed 1, queue 288 packets for a target of 5-16).
+    fn busy_utilization(&self, c: f64, u_flow: f64) -> Option<f64> {
+        let busy = self.busy_fraction(c)?;
+        let seen = &self.busy_rtts[..self.n_busy];
+        let own = if seen.iter().all(|r| r.1.is_finite()) {
+            seen.iter().map(|r| r.1).sum::<f64>() / seen.len() as f64
+        } else {
+            u_flow
+        };
+        Some((busy + u_flow - own).clamp(0.0, 1.0))
+    }
+
     /// All measures for a flow sending `s` packets/ms, once RTTs and a
     /// capacity sample exist.
     pub fn measures(&self, s: f64) -> Option<PathMeasures> {
@@ -315,7 +402,14 @@ impl PathEstimator {
         let b = s * d; // eq. (4)
         let big_b = d * c / k; // eq. (6)
         let u_flow = s * k / c; // eq. (9)
-        let u = if self.paced_u {
+        let busy = if self.busy_u {
+            self.busy_utilization(c, u_flow)
+        } else {
+            None
+        };
+        let u = if let Some(u) = busy {
+            u
+        } else if self.paced_u {
             utilization_paced(big_b, u_flow)
         } else {
             utilization_from_backlog(big_b) // eq. (8)
@@ -623,6 +717,39 @@ mod tests {
         assert!((m.x_xt - (20.0 / 21.0 - 0.48) * 100.0 / 12.0).abs() < 1e-9);
         assert!((m.n - 10.0 / 4.8).abs() < 1e-9);
         assert!((m.b_size - 10.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn busy_fraction_counts_probes_that_waited() {
+        let mut e = PathEstimator::new(1500);
+        e.busy_u = true;
+        e.on_pair(120_000, 1500); // 100 Mb/s: 0.12 ms per packet
+        let base = 100 * MILLISECOND;
+        // 31 probes: not yet enough; U from the backlog (eq. (8)).
+        for i in 0..31 {
+            let wait = if i % 4 == 0 { 0 } else { 1_000_000 };
+            e.on_probe_rtt_at(base + wait, i, 4.0);
+        }
+        assert_eq!(e.busy_fraction(100.0), None);
+        let m = e.measures(4.0).unwrap();
+        assert!((m.u - utilization_from_backlog(m.big_b)).abs() < 1e-12);
+        // A wait of 5 us (under 0.05 packet times) counts as idle.
+        e.on_probe_rtt_at(base + 5_000, 31, 4.0);
+        assert_eq!(e.busy_fraction(100.0), Some(23.0 / 32.0));
+        let m = e.measures(4.0).unwrap();
+        assert!((m.u - 23.0 / 32.0).abs() < 1e-12);
+        // The flow now sends 1 packet/ms more (0.12 of C) than while these
+        // probes came back: U follows at once.
+        let m = e.measures(5.0).unwrap();
+        assert!((m.u - (23.0 / 32.0 + 0.12)).abs() < 1e-12, "{}", m.u);
+        // A lower RTT_min reclassifies the stored probes: all waited now.
+        e.on_rtt_min(base - 10_000);
+        assert_eq!(e.busy_fraction(100.0), Some(1.0));
+        // The window keeps the latest 256 probes.
+        for i in 0..BUSY_WINDOW as u64 {
+            e.on_probe_rtt_at(base - 10_000, 100 + i, 4.0);
+        }
+        assert_eq!(e.busy_fraction(100.0), Some(0.0));
     }
 
     #[test]

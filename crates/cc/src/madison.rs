@@ -25,7 +25,9 @@
 //!   unlimited; probe packets are the first packets sent after
 //!   exponentially distributed instants with mean
 //!   `max(1/S_target, probe spacing)`; a packet pair every `RTT_avg` until
-//!   20 have been sent.
+//!   20 have been sent. (With `busy_u` each probe leaves at its instant,
+//!   unpaced: the controller returns `pacing_rate = None` until the probe
+//!   has been sent, and paces the rest at `S_target - 1/probe spacing`.)
 //! * **Coarse ACK clocking**: the receiver ACKs only requested packets
 //!   (`AckPolicy::ProbeOnly`). If a requested ACK is late (not back within
 //!   `max(1.25 RTT_avg, RTT_avg + 20 ms)` — the paper gives no number) the
@@ -71,13 +73,16 @@
 //!
 //! # Precautions (not in the paper; off by default)
 //!
+//! `docs/reports/madison.md` reports the protocol as printed and with
+//! `paced_u = 1, busy_u = 1, up_gain = 0.5` (its "precautions" variant).
+//!
 //! Seed 002 §3.2 expects the M/D/1 formulas to err when traffic is less
 //! bursty than Poisson and says "we keep in mind the qualitative direction
 //! of the error ... and take suitable precautions". In the simulator, with
 //! Poisson cross traffic and a perfectly paced flow, eq. (8) underestimates
 //! `U` (by up to 0.3 when the flow carries most of the load), so eqs. (13)
-//! and (14) overshoot the available bandwidth. Two parameters correct for
-//! this; `docs/reports/madison.md` reports the protocol with and without:
+//! and (14) overshoot the available bandwidth. These parameters correct
+//! for this:
 //!
 //! * `paced_u`: estimate `U` with
 //!   [`crate::estimator::utilization_paced`], `(2B + U_flow) / (2B + 1)`,
@@ -87,8 +92,25 @@
 //!   with all three flows' rates matches the true utilization within 0.001
 //!   (`examples/madison_diag.rs fig6`). The paper's measures give no
 //!   estimate of the paced share of the cross traffic (`n` of eq. (11)
-//!   counts all traffic and §4.3 (2d) sets `n_D = n`), so this is not
-//!   corrected.
+//!   counts all traffic and §4.3 (2d) sets `n_D = n`).
+//! * `busy_u`: measure `U` without a queueing model. Each probe leaves at
+//!   its exponentially distributed instant, outside the pacing schedule
+//!   (the schedule carries `S_target - 1/probe spacing`, so the average
+//!   rate is unchanged), and `U` is the fraction of the latest 256 probes
+//!   whose RTT exceeded `RTT_min` (by more than 0.05 packet times): Poisson
+//!   probes see time averages (PASTA), whatever the other traffic's arrival
+//!   process, so this is the fraction of time the link is busy. The flow's
+//!   own rate changes are added at once (the window spans seconds; without
+//!   that the lagging `U` made eq. (13) raise the rate again after each
+//!   increase). Tried first and rejected: counting busy probes that leave
+//!   at pacing slots, which follow the flow's own previous packet by
+//!   exactly `1/S` and so do not see the flow as a random observer does
+//!   (`U` 0.10 high on Fig. 6, seed 1, with `U_flow` added; 0.09 low
+//!   without), and holding a slot's packet for one interval (0.03-0.09
+//!   low). Until 32 probes are back `U` is as `paced_u` says. This needs
+//!   RTTs accurate to a fraction of a packet time (simulation, or hardware
+//!   timestamps); on a host with scheduling jitter, raise the threshold
+//!   (`PathEstimator::busy_eps`).
 //! * `up_gain`: take only this fraction of each rate *increase* (including
 //!   the first rate after start-up, an increase from 0), all of each
 //!   decrease. The estimate from a handful of probes is noisy, and an
@@ -142,6 +164,14 @@ pub struct MadisonConfig {
     /// Estimate `U` with [`crate::estimator::utilization_paced`] (the
     /// flow's own packets are paced) instead of eq. (8).
     pub paced_u: bool,
+    /// Random-instant probes and a busy-fraction `U` (a precaution, not in
+    /// the paper; see the module docs): each probe leaves one `1/S` after
+    /// its exponentially distributed instant (the window is closed in
+    /// between), not at the next pacing slot, and `U` is the fraction of
+    /// the latest 256 probes that found the bottleneck busy
+    /// ([`crate::estimator::PathEstimator::busy_fraction`]) once 32 have
+    /// come back (before that, as `paced_u` says).
+    pub busy_u: bool,
     /// Fraction of each rate increase taken (times `gain`), including the
     /// first rate after start-up: 1 is the paper (a precaution below 1; see
     /// the module docs).
@@ -166,6 +196,7 @@ impl Default for MadisonConfig {
             open_loop: false,
             disjoint_b: true,
             paced_u: false,
+            busy_u: false,
             up_gain: 1.0,
         }
     }
@@ -256,6 +287,9 @@ pub struct Madison {
     /// Send times of packets whose ACK was requested (probes, pair seconds).
     outstanding: VecDeque<Time>,
     quiesced: bool,
+    /// `busy_u`: a probe instant has come: one packet leaves now, outside
+    /// the pacing schedule, as the probe.
+    probe_armed: bool,
     rate_changes: u64,
     quiesce_count: u64,
 }
@@ -270,6 +304,7 @@ impl Madison {
             est: {
                 let mut e = PathEstimator::new(wire_size);
                 e.paced_u = cfg.paced_u;
+                e.busy_u = cfg.busy_u;
                 e
             },
             loss: LossRate::new(cfg.p_init),
@@ -302,6 +337,7 @@ impl Madison {
             deliveries: VecDeque::with_capacity(crate::estimator::RTT_AVG_SAMPLES + 1),
             outstanding: VecDeque::with_capacity(64),
             quiesced: false,
+            probe_armed: false,
             rate_changes: 0,
             quiesce_count: 0,
         }
@@ -347,6 +383,18 @@ impl Madison {
     /// Current `S_target`, packets/ms (0 during start-up).
     pub fn s_target(&self) -> f64 {
         self.s
+    }
+
+    /// The pacing rate, packets/ms: `S_target`, less the probes' rate
+    /// `1/probe spacing` when `busy_u` sends the probes outside the pacing
+    /// schedule (the probe spacing is then at least `2/S_target`, so the
+    /// schedule keeps at least half the rate).
+    fn paced_rate(&self) -> f64 {
+        if self.cfg.busy_u && self.probe_spacing_ms > 0.0 {
+            (self.s - 1.0 / self.probe_spacing_ms).max(0.5 * self.s)
+        } else {
+            self.s
+        }
     }
 
     /// Current `b_target`, packets.
@@ -480,8 +528,10 @@ impl Madison {
         let lo = secs(self.cfg.min_probe_spacing) * 1e3;
         let c = m.c;
         let desired = (self.cfg.t_probe * k / c).min(hi).max(lo);
-        // §4.3 (1): mean probe spacing max(1/S_target, desired).
-        self.probe_spacing_ms = desired.max(1.0 / self.s);
+        // §4.3 (1): mean probe spacing max(1/S_target, desired); with
+        // `busy_u` at least 2/S_target (see `paced_rate`).
+        let per = if self.cfg.busy_u { 2.0 } else { 1.0 };
+        self.probe_spacing_ms = desired.max(per / self.s);
     }
 
     fn maybe_recompute(&mut self, now: Time) {
@@ -554,9 +604,18 @@ impl Controller for Madison {
                 pacing_rate: None,
                 max_burst: Some(1),
             },
+            Phase::Avoidance if self.probe_armed && !self.quiesced => Control {
+                // `busy_u`: the probe leaves at its random instant,
+                // unpaced; the transport takes the control again after each
+                // packet, and `on_send` disarms, so exactly one packet
+                // leaves outside the schedule.
+                cwnd: None,
+                pacing_rate: None,
+                max_burst: Some(1),
+            },
             Phase::Avoidance => Control {
                 cwnd: self.quiesced.then_some(0.0),
-                pacing_rate: Some(self.s * self.wire as f64 * 1e3),
+                pacing_rate: Some(self.paced_rate() * self.wire as f64 * 1e3),
                 max_burst: Some(1),
             },
         }
@@ -585,7 +644,8 @@ impl Controller for Madison {
         }
         self.quiesced = false;
         if ack.was_probe {
-            self.est.on_probe_rtt(r, sent);
+            let s = self.s_eff();
+            self.est.on_probe_rtt_at(r, sent, s);
             if self.deliveries.len() > crate::estimator::RTT_AVG_SAMPLES {
                 self.deliveries.pop_front();
             }
@@ -675,8 +735,10 @@ impl Controller for Madison {
                     self.next_pair = now + (rtt * 1e6) as Time;
                     self.pair_second_next = true;
                     PacketFlags::PAIR
-                } else if now >= self.next_probe {
+                } else if self.probe_armed || (!self.cfg.busy_u && now >= self.next_probe) {
+                    // (`busy_u`: the armed probe, sent at its instant.)
                     // §4.3 (1): exponentially spaced probes.
+                    self.probe_armed = false;
                     let gap = exp_sample(&mut self.rng, self.probe_spacing_ms * 1e6);
                     self.next_probe = now + (gap as Time).max(1);
                     self.outstanding.push_back(now);
@@ -694,11 +756,19 @@ impl Controller for Madison {
                 (self.t0.is_some() && self.slot < STARTUP_SLOTS).then(|| self.slot_time(self.slot))
             }
             Phase::Avoidance => {
-                if !self.cfg.quiesce || self.quiesced {
-                    return None;
+                // `busy_u`: the next probe instant.
+                let probe = (self.cfg.busy_u && !self.probe_armed).then_some(self.next_probe);
+                let late = if !self.cfg.quiesce || self.quiesced {
+                    None
+                } else {
+                    self.outstanding
+                        .front()
+                        .and_then(|&t| Some(t + self.late_threshold()?))
+                };
+                match (probe, late) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
                 }
-                let oldest = *self.outstanding.front()?;
-                Some(oldest + self.late_threshold()?)
             }
         }
     }
@@ -712,6 +782,9 @@ impl Controller for Madison {
                 }
             }
             Phase::Avoidance => {
+                if self.cfg.busy_u && self.next_probe <= now {
+                    self.probe_armed = true;
+                }
                 if let (Some(&oldest), Some(late)) =
                     (self.outstanding.front(), self.late_threshold())
                 {
@@ -840,5 +913,84 @@ mod tests {
             .count();
         assert_eq!(probes, 8);
         assert_eq!(sent[2].0, 1_000 + 15 * MILLISECOND);
+    }
+
+    /// Brings a Madison flow into congestion avoidance on a 100 Mb/s,
+    /// 100 ms path with no queue; returns the time.
+    fn into_avoidance(m: &mut Madison) -> Time {
+        let mut now = 1_000;
+        let mut sent = 0u64;
+        for _ in 0..40 {
+            while (m.last_in_flight as f64) < m.control().cwnd.unwrap_or(0.0) {
+                m.on_send(now, sent, false, m.last_in_flight);
+                sent += 1;
+            }
+            match m.timer() {
+                Some(t) if m.phase == Phase::Startup => {
+                    now = t;
+                    m.on_timer(now);
+                }
+                _ => break,
+            }
+        }
+        now += 100 * MILLISECOND;
+        for d in 1..=12u64 {
+            m.on_ack(
+                now,
+                &AckSample {
+                    rtt: Some(100 * MILLISECOND),
+                    delivered: d,
+                    was_probe: true,
+                    pair_dispersion: (d == 2).then_some(120_000),
+                    pair_bytes: 1500,
+                    ..AckSample::default()
+                },
+            );
+        }
+        assert!(m.in_avoidance());
+        now
+    }
+
+    #[test]
+    fn busy_u_sends_each_probe_at_its_instant_outside_the_schedule() {
+        let cfg = MadisonConfig {
+            busy_u: true,
+            paced_u: true,
+            pairs: 2,
+            quiesce: false,
+            ..MadisonConfig::default()
+        };
+        let mut m = Madison::new(cfg, 1500, 11);
+        let mut now = into_avoidance(&mut m);
+        let s = m.s_target();
+        assert!(s > 0.0);
+        // The schedule carries S less the probes' rate.
+        let paced = m.control().pacing_rate.unwrap() / 1500.0 / 1e3;
+        let spacing = m.probe_spacing_ms;
+        assert!(spacing >= 2.0 / s);
+        assert!((paced - (s - 1.0 / spacing)).abs() < 1e-9, "{paced} vs {s}");
+        // Between probe instants every packet is paced and none asks for an
+        // ACK; at an instant the next packet leaves unpaced, as the probe,
+        // and the schedule resumes after it.
+        let mut probes = 0;
+        for _ in 0..20 {
+            let t = m.timer().expect("the next probe instant");
+            assert!(t >= now);
+            if t > now + MILLISECOND {
+                // A paced packet before the instant is not a probe.
+                let f = m.on_send(now + MILLISECOND, 100, false, 0);
+                assert!(!f.contains(PacketFlags::ACK_REQUEST));
+            }
+            now = t;
+            m.on_timer(now);
+            let c = m.control();
+            assert_eq!(c.pacing_rate, None, "the probe leaves at its instant");
+            assert_eq!(c.cwnd, None);
+            let f = m.on_send(now, 100, false, 0);
+            assert!(f.contains(PacketFlags::ACK_REQUEST));
+            assert!(m.control().pacing_rate.is_some(), "one packet only");
+            probes += 1;
+        }
+        assert_eq!(probes, 20);
     }
 }

@@ -288,6 +288,7 @@ static SPECS: &[CcSpec] = &[
             "open_loop" = 0.0, "1: compute S_target once after start-up and keep it (the Fig. 2 experiment)";
             "disjoint_b" = 1.0, "1: rule (2d) compares two averages of disjoint sets of six probes; 0: two consecutive sliding averages";
             "paced_u" = 0.0, "1: estimate U as (2B + U_flow)/(2B + 1), allowing for the flow's own pacing; 0: eq. (8)";
+            "busy_u" = 0.0, "1: probes leave at random instants (held one pacing interval after their exponential instant) and U is the fraction of the latest 256 probes that found the bottleneck busy (after 32 probes; before, as paced_u says); 0: probes at pacing slots, U from the backlog";
             "up_gain" = 1.0, "extra factor on gain for rate increases only, in (0,1]; 1 is the paper";
         ),
     },
@@ -617,6 +618,7 @@ pub fn build(
                     open_loop: v.boolean("open_loop")?,
                     disjoint_b: v.boolean("disjoint_b")?,
                     paced_u: v.boolean("paced_u")?,
+                    busy_u: v.boolean("busy_u")?,
                     up_gain: v.check("up_gain", |g| g > 0.0 && g <= 1.0, "in (0, 1]")?,
                     ..MadisonConfig::default()
                 },

@@ -58,7 +58,12 @@ pub struct PathReport {
     pub from_s: f64,
     /// End of the report window, seconds.
     pub to_s: f64,
-    /// The bottleneck buffer was ever (nearly, 95%) full.
+    /// The bottleneck buffer filled while the flow was active: it was
+    /// (nearly, 95%) full at some time and it overflowed (its drop count
+    /// grew) between the flow's start and the end of the window. A flow
+    /// cannot see an overflow from before it started (Fig. 6: the buffer
+    /// filled only at the second flow's start, 27 s before the third
+    /// flow's).
     pub buffer_filled: bool,
     /// Mean number of flows sending through the link during the window.
     pub active_flows: f64,
@@ -181,6 +186,18 @@ pub fn path_series(cfg: &SimConfig, r: &SimResult, f: usize) -> Option<PathSerie
     })
 }
 
+/// True if link `l` dropped a packet in a sample interval that ends after
+/// `from` and no later than one interval after `to` (seconds).
+fn overflowed_between(r: &SimResult, l: usize, from: f64, to: f64) -> bool {
+    let t = &r.series.t;
+    let drops = &r.series.links[l].drops;
+    let dt = if t.len() >= 2 { t[1] - t[0] } else { 0.0 };
+    (0..t.len()).any(|i| {
+        let before = if i > 0 { drops[i - 1] } else { 0.0 };
+        t[i] > from && t[i] <= to + dt && drops[i] > before
+    })
+}
+
 /// Reports for every flow that exported estimates, comparing means over
 /// the last `1 - from_frac` of each flow's active interval.
 pub fn path_reports(cfg: &SimConfig, r: &SimResult, from_frac: f64) -> Vec<PathReport> {
@@ -266,7 +283,8 @@ pub fn path_report(cfg: &SimConfig, r: &SimResult, f: usize, from_frac: f64) -> 
         link: l,
         from_s: from,
         to_s: to,
-        buffer_filled: r.links[l].max_queue_pkts as f64 >= 0.95 * buffer,
+        buffer_filled: r.links[l].max_queue_pkts as f64 >= 0.95 * buffer
+            && overflowed_between(r, l, fr.start_s, to),
         active_flows: active,
         quantities: qs,
     })

@@ -1,6 +1,6 @@
 //! TCP-Madison (seed 002): the Fig. 2, 6, 7 and 8 experiments, checking
 //! the "must show" claims, for the protocol as printed ("paper")
-//! and with the two precautions of `dropless_cc::madison` ([`PRECAUTIONS`]).
+//! and with the precautions of `dropless_cc::madison` ([`PRECAUTIONS`]).
 //! Multi-seed claims are about the median over [`SEEDS`]. The report with
 //! the paper's numbers is `docs/reports/madison.md`
 //! (`examples/madison_figs.rs`).
@@ -175,10 +175,13 @@ fn utilization_estimate_within_005_with_eq8() {
     }
 }
 
-/// U within 0.05 of the truth for each of the three Fig. 6 Madison flows,
-/// with the precautions (seed 3, the report's run).
+/// The four measures within the tolerances (U within 0.05, C 10%,
+/// n 30%, B_size 20% once the buffer has filled while the flow was active)
+/// for each of the three Fig. 6 Madison flows, with the precautions (seed
+/// 3, the report's run). Before `busy_u` (with `paced_u` alone, which
+/// counts the other Madison flows' paced packets as Poisson) U was
+/// 0.065-0.075 low here.
 #[test]
-#[ignore = "not reproduced: paced_u allows only for the flow's own pacing; the other two Madison flows' paced packets (0.63-0.66 of C together) count as Poisson, so U is 0.065-0.075 low (0.046-0.075 over seeds 1-5); the formula with all three flows' rates is within 0.001 (see docs/reports/madison.md)"]
 fn fig6_utilization_estimates_within_005_with_precautions() {
     let mut cfg = fig6(&[60, 140, 246], 1.0, s(150.0), 3);
     for f in cfg.flows.iter_mut() {
@@ -188,11 +191,20 @@ fn fig6_utilization_estimates_within_005_with_precautions() {
         f.start = start;
     }
     let r = Simulation::new(cfg.clone()).unwrap().run();
+    let mut filled = Vec::new();
     for flow in 0..3 {
         let rep = dropless_sim::path_report(&cfg, &r, flow, 0.5).unwrap();
-        let u = rep.get("U").unwrap();
-        assert!(u.error.abs() <= 0.05, "flow {flow}: U {u:?}");
+        assert_within(
+            &format!("fig6 flow {flow}"),
+            &rep,
+            &[("U", 0.05), ("C", 0.10), ("n", 0.30)],
+        );
+        filled.push(rep.buffer_filled);
     }
+    // In this run the buffer overflows only when the second flow starts
+    // (32.5-32.9 s), 26 s before the third flow does: the third flow never
+    // sees it full, and its B_size is not held to the buffer.
+    assert_eq!(filled, vec![true, true, false]);
 }
 
 fn fig6_jains(flow: fn(dropless_cc::Time) -> FlowSpec) -> Vec<f64> {
@@ -268,11 +280,20 @@ fn fig7a_madison_and_reno_neither_starves() {
     assert_neither_starves(&fig7_ratios(madison_prec, 1_320_000));
 }
 
-/// Fig. 7(b) (140 KB buffer).
+/// Fig. 7(b) (140 KB buffer), with the precautions. Before `busy_u` the
+/// medians were 0.71, 0.90, 0.66, 0.93 (Reno 2 just under 1/1.5): rate
+/// increases from noisy six-probe `U` readings overflowed the 93-packet
+/// buffer and halved Reno.
 #[test]
-#[ignore = "not reproduced (narrowly): Reno alone gets 0.96 of its share with no loss, but with Madison holding ~97% load its rate increases from noisy six-probe averages overflow the 93-packet buffer in 2-3 short episodes per 30 s (Poisson cross traffic does not back off; FAST costs Reno 1 as much, median 0.70) and each halving costs the W_max-limited 260 ms Reno 57 RTTs (15 s); medians 0.71, 0.90, 0.66, 0.93 (Reno 1, Madison, Reno 2, Madison), Reno 2 just under 1/1.5 (see docs/reports/madison.md)"]
 fn fig7b_madison_and_reno_neither_starves() {
     assert_neither_starves(&fig7_ratios(madison_prec, 140_000));
+}
+
+/// Fig. 7(b) with the protocol as printed.
+#[test]
+#[ignore = "not reproduced: eq. (8) underestimates U, Madison overshoots and the 93-packet buffer overflows repeatedly; Reno medians 0.28 and 0.39 of its share (see docs/reports/madison.md)"]
+fn fig7b_madison_and_reno_neither_starves_paper() {
+    assert_neither_starves(&fig7_ratios(madison, 140_000));
 }
 
 /// Fig. 8: on all three paths Madison's throughput is at least FAST's (with

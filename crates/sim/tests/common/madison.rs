@@ -20,10 +20,12 @@ pub fn madison(rtt: Time) -> FlowSpec {
     f
 }
 
-/// The two precautions against the M/D/1 model's error with a paced flow
-/// and Poisson cross traffic (not in the paper; see `dropless_cc::madison`):
-/// `U` allowing for the flow's own pacing, and half of each rate increase.
-pub const PRECAUTIONS: [(&str, f64); 2] = [("paced_u", 1.0), ("up_gain", 0.5)];
+/// The precautions against the M/D/1 model's error with paced flows and
+/// Poisson cross traffic (not in the paper; see `dropless_cc::madison`):
+/// `U` from random-instant probes that found the link busy (`busy_u`),
+/// allowing for the flow's own pacing until 32 are back (`paced_u`), and
+/// half of each rate increase (`up_gain`).
+pub const PRECAUTIONS: [(&str, f64); 3] = [("paced_u", 1.0), ("busy_u", 1.0), ("up_gain", 0.5)];
 
 /// A TCP-Madison flow with [`PRECAUTIONS`].
 pub fn madison_prec(rtt: Time) -> FlowSpec {
