@@ -24,6 +24,6 @@ pub mod receiver;
 pub mod rtt;
 pub mod sender;
 
-pub use packet::{AckPacket, DataPacket, Ecn, MAX_SACK};
+pub use packet::{AckPacket, DataPacket, Ecn, MAX_SACK, NO_ECHO};
 pub use receiver::{AckPolicy, Arrival, Receiver, ReceiverStats};
 pub use sender::{EventRecord, LostSeqs, Sender, SenderConfig, SenderStats, LOST_SEQS_CAP};

@@ -6,6 +6,11 @@ use dropless_cc::{PacketFlags, Time};
 /// Most SACK blocks one ACK carries.
 pub const MAX_SACK: usize = 4;
 
+/// [`AckPacket::ts_echo`] of an ACK that echoes no timestamp (`Time::MAX`,
+/// all ones; no packet is ever sent at that time). It is also the field's
+/// [`Default`].
+pub const NO_ECHO: Time = Time::MAX;
+
 /// ECN codepoint of a data packet (RFC 3168).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[repr(u8)]
@@ -47,7 +52,7 @@ pub struct DataPacket {
 }
 
 /// A selective acknowledgement.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AckPacket {
     /// Connection identifier.
     pub conn: u32,
@@ -58,17 +63,11 @@ pub struct AckPacket {
     pub sack: [(u64, u64); MAX_SACK],
     /// Number of valid entries in `sack`.
     pub n_sack: u8,
-    /// Timestamp of the data packet that triggered this ACK; 0 means "no
-    /// echo" (probe-only ACKs that only report SACK state).
-    ///
-    /// Known limitation (found 2026-11-22, not yet fixed): because 0 is the
-    /// "no echo" value, a data packet sent at exactly t = 0 yields no RTT
-    /// sample, so a flow that starts at t = 0 takes its first samples (and
-    /// its minimum RTT) from later packets, which may have queued behind its
-    /// initial window. A fix (a separate sentinel) changes the results of
-    /// every experiment with a flow starting at t = 0 and needs the reports
-    /// regenerated with it; thesis chapter 4 item 9 starts its first flow at
-    /// 1 ms for this reason.
+    /// Timestamp of the data packet that triggered this ACK, or [`NO_ECHO`]
+    /// when the ACK echoes none (the probe-only receiver policy's ACKs that
+    /// only report SACK state). Every other value, 0 included, is a real
+    /// echo: a packet sent at t = 0 yields an RTT sample like any other.
+    /// [`AckPacket::echoed_ts`] reads the field as an `Option`.
     pub ts_echo: Time,
     /// Packet number of the data packet that triggered this ACK.
     pub echo_seq: u64,
@@ -80,7 +79,29 @@ pub struct AckPacket {
     pub pair_dispersion: Time,
 }
 
+impl Default for AckPacket {
+    /// All zero, except `ts_echo` = [`NO_ECHO`].
+    fn default() -> Self {
+        AckPacket {
+            conn: 0,
+            cum_ack: 0,
+            sack: [(0, 0); MAX_SACK],
+            n_sack: 0,
+            ts_echo: NO_ECHO,
+            echo_seq: 0,
+            echo_flags: PacketFlags::NONE,
+            ce_count: 0,
+            pair_dispersion: 0,
+        }
+    }
+}
+
 impl AckPacket {
+    /// The echoed timestamp, `None` if the ACK echoes none ([`NO_ECHO`]).
+    pub fn echoed_ts(&self) -> Option<Time> {
+        (self.ts_echo != NO_ECHO).then_some(self.ts_echo)
+    }
+
     /// The valid SACK blocks.
     pub fn sack_blocks(&self) -> &[(u64, u64)] {
         &self.sack[..self.n_sack as usize]

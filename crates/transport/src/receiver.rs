@@ -3,7 +3,7 @@
 
 use dropless_cc::{PacketFlags, Time, MILLISECOND};
 
-use crate::packet::{AckPacket, DataPacket, Ecn, MAX_SACK};
+use crate::packet::{AckPacket, DataPacket, Ecn, MAX_SACK, NO_ECHO};
 use crate::ranges::RangeSet;
 
 /// When the receiver acknowledges.
@@ -88,8 +88,9 @@ pub struct Receiver {
     unacked: u32,
     ack_deadline: Option<Time>,
     last_seq: u64,
-    /// The timestamp the next ACK echoes: the latest arrival's, or 0 under
-    /// the probe-only policy when that arrival requested no ACK (see
+    /// The timestamp the next ACK echoes: the latest arrival's, or
+    /// [`NO_ECHO`] under the probe-only policy when that arrival requested
+    /// no ACK (see
     /// [`Receiver::poll_ack`]).
     echo_ts: Time,
     last_flags: PacketFlags,
@@ -115,7 +116,7 @@ impl Receiver {
             unacked: 0,
             ack_deadline: None,
             last_seq: 0,
-            echo_ts: 0,
+            echo_ts: NO_ECHO,
             last_flags: PacketFlags::NONE,
             pair_first: None,
             pair_dispersion: 0,
@@ -230,7 +231,7 @@ impl Receiver {
                     || p.flags.contains(PacketFlags::PAIR_SECOND);
                 if !requested {
                     // An ACK it causes only reports SACK state: no echo.
-                    self.echo_ts = 0;
+                    self.echo_ts = NO_ECHO;
                 }
                 if requested || (out_of_order && !extends_top) || fills_gap(self) {
                     self.ack_pending = true;
@@ -273,7 +274,7 @@ impl Receiver {
         // `AckPolicy::ProbeOnly`) echoes no timestamp, so that RTT samples
         // (RTT_avg, the transport's RTT statistics) still come from the
         // requested ACKs alone and are not biased toward loss episodes
-        // (`echo_ts` is 0 then, set on arrival).
+        // (`echo_ts` is `NO_ECHO` then, set on arrival).
         let mut a = AckPacket {
             conn: self.conn,
             cum_ack: self.rcv_nxt,
@@ -402,6 +403,28 @@ mod tests {
     }
 
     #[test]
+    fn timestamp_zero_is_echoed() {
+        // A packet sent at t = 0 is echoed as 0, which is not "no echo".
+        let mut r = Receiver::new(0, 1000, AckPolicy::EveryPacket);
+        let p = DataPacket {
+            ts: 0,
+            ..pkt(0, PacketFlags::NONE)
+        };
+        r.handle_data(5, &p);
+        let a = r.poll_ack(5).unwrap();
+        assert_eq!(a.ts_echo, 0);
+        assert_eq!(a.echoed_ts(), Some(0));
+        // The probe-only policy echoes it too when the packet requests an ACK.
+        let mut r = Receiver::new(0, 1000, AckPolicy::ProbeOnly);
+        let p = DataPacket {
+            ts: 0,
+            ..pkt(0, PacketFlags::ACK_REQUEST)
+        };
+        r.handle_data(5, &p);
+        assert_eq!(r.poll_ack(5).unwrap().echoed_ts(), Some(0));
+    }
+
+    #[test]
     fn probe_only_acks_arrivals_that_change_the_sack_state() {
         let mut r = Receiver::new(0, 1000, AckPolicy::ProbeOnly);
         r.handle_data(1, &pkt(0, PacketFlags::NONE));
@@ -411,7 +434,8 @@ mod tests {
         let a = r.poll_ack(2).unwrap();
         assert_eq!((a.cum_ack, a.sack_blocks()), (1, &[(3, 4)][..]));
         // It reports SACK state only: no timestamp echo (no RTT sample).
-        assert_eq!(a.ts_echo, 0);
+        assert_eq!(a.ts_echo, NO_ECHO);
+        assert_eq!(a.echoed_ts(), None);
         // 4, 5 extend the top range: no ACK.
         r.handle_data(3, &pkt(4, PacketFlags::NONE));
         r.handle_data(4, &pkt(5, PacketFlags::NONE));

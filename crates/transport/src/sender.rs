@@ -794,7 +794,8 @@ impl Sender {
     }
 
     /// `echo`: the ACK's `(echo_seq, ts_echo)`, naming the transmission
-    /// that triggered it; `now`: the ACK's arrival.
+    /// that triggered it (`ts_echo` is [`NO_ECHO`](crate::NO_ECHO) if the ACK echoes none,
+    /// which matches no transmission); `now`: the ACK's arrival.
     fn mark_delivered(
         &mut self,
         seq: u64,
@@ -902,8 +903,11 @@ impl Sender {
         // RTT sample from the echoed timestamp (RFC 7323 style: valid for
         // retransmissions too, since the echo names the transmission).
         let mut rtt_sample = None;
-        if ack.ts_echo > 0 && ack.ts_echo <= now && (acked > 0 || echo.is_some()) {
-            let r = now - ack.ts_echo;
+        // An ACK that echoes nothing (`NO_ECHO`) gives none; 0 is a real
+        // echo (a packet sent at t = 0).
+        let echoed = ack.echoed_ts().filter(|&ts| ts <= now);
+        if let Some(ts) = echoed.filter(|_| acked > 0 || echo.is_some()) {
+            let r = now - ts;
             self.rtt.sample(r);
             self.stats.rtt_sum_s += dropless_cc::secs(r);
             self.stats.rtt_samples += 1;
@@ -1535,6 +1539,49 @@ mod tests {
         assert_eq!(seqs, vec![0, 1, 2]);
         // backed-off timer: 2 s after the retransmission
         assert_eq!(s.poll_timeout(), Some(3 * SECOND));
+    }
+
+    #[test]
+    fn packet_sent_at_time_zero_gives_an_rtt_sample() {
+        use dropless_cc::MILLISECOND;
+        let mut s = Sender::new(SenderConfig::default(), fixed(4.0), 0);
+        let p = s.poll_transmit(0).unwrap();
+        assert_eq!((p.seq, p.ts), (0, 0));
+        // A real echo of t = 0, through a receiver.
+        let mut r = crate::Receiver::new(0, p.len, crate::AckPolicy::EveryPacket);
+        r.handle_data(20 * MILLISECOND, &p);
+        let a = r.poll_ack(20 * MILLISECOND).unwrap();
+        assert_eq!(a.echoed_ts(), Some(0));
+        s.handle_ack(40 * MILLISECOND, &a);
+        assert_eq!(s.stats().rtt_samples, 1);
+        assert!(s.rtt.has_sample());
+        assert_eq!(s.rtt.min_rtt(), 40 * MILLISECOND);
+    }
+
+    #[test]
+    fn sack_only_probe_only_ack_gives_no_rtt_sample() {
+        use dropless_cc::MILLISECOND;
+        let mut s = Sender::new(SenderConfig::default(), fixed(4.0), 0);
+        let p: Vec<DataPacket> = std::iter::from_fn(|| s.poll_transmit(0)).collect();
+        assert_eq!(p.len(), 4);
+        assert!(p
+            .iter()
+            .all(|p| p.ts == 0 && !p.flags.contains(PacketFlags::ACK_REQUEST)));
+        let mut r = crate::Receiver::new(0, p[0].len, crate::AckPolicy::ProbeOnly);
+        // 0 arrives (no ACK requested: none sent), 1 is lost, 2 opens a SACK range.
+        r.handle_data(20 * MILLISECOND, &p[0]);
+        assert!(r.poll_ack(20 * MILLISECOND).is_none());
+        r.handle_data(21 * MILLISECOND, &p[2]);
+        let a = r.poll_ack(21 * MILLISECOND).unwrap();
+        assert_eq!((a.cum_ack, a.sack_blocks()), (1, &[(2, 3)][..]));
+        assert_eq!(a.ts_echo, crate::NO_ECHO);
+        s.handle_ack(41 * MILLISECOND, &a);
+        // Delivery is credited, but no RTT sample is taken.
+        assert_eq!(s.stats().packets_delivered, 2);
+        assert_eq!(s.stats().rtt_samples, 0);
+        assert!(!s.rtt.has_sample());
+        // A default ACK echoes nothing either.
+        assert_eq!(AckPacket::default().echoed_ts(), None);
     }
 
     #[test]

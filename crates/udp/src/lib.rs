@@ -290,10 +290,10 @@ impl Clock {
     fn start() -> Self {
         Clock(Instant::now())
     }
-    /// Current [`Time`]; starts at 1 so that no packet carries timestamp 0
-    /// (the transport treats an echoed 0 as "no timestamp").
+    /// Current [`Time`], from 0 (an echoed 0 is a real echo; "no echo" is
+    /// `dropless_transport::NO_ECHO`).
     fn now(&self) -> Time {
-        self.0.elapsed().as_nanos() as Time + 1
+        self.0.elapsed().as_nanos() as Time
     }
 }
 

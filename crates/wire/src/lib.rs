@@ -23,7 +23,7 @@
 //! | offset | size | field | value |
 //! |---:|---:|---|---|
 //! | 0 | 2 | magic | `"DL"` (`0x44 0x4C`) |
-//! | 2 | 1 | version | [`VERSION`] (= 1) |
+//! | 2 | 1 | version | [`VERSION`] (= 2; see [Versions](#versions)) |
 //! | 3 | 1 | type | [`TYPE_DATA`] (= 1) or [`TYPE_ACK`] (= 2) |
 //!
 //! ## Data (type 1), [`DATA_HEADER_LEN`] = 30 bytes + payload
@@ -46,7 +46,7 @@
 //! | 8 | 8 | `cum_ack` | next packet expected in order |
 //! | 16 | 1 | `n_sack` | number of SACK blocks, at most [`MAX_SACK`] |
 //! | 17 | 16 × `n_sack` | SACK blocks | each `start: u64, end: u64`, half-open, `start < end` |
-//! | 17+16n | 8 | `ts_echo` | echoed sender timestamp |
+//! | 17+16n | 8 | `ts_echo` | echoed sender timestamp, nanoseconds; all ones ([`NO_ECHO`], `u64::MAX`) = no echo, 0 is a real echo |
 //! | 25+16n | 8 | `echo_seq` | packet number that triggered the ACK |
 //! | 33+16n | 1 | `echo_flags` | flags of that packet; only [`KNOWN_FLAGS`] bits |
 //! | 34+16n | 8 | `ce_count` | CE-marked packets received so far |
@@ -54,6 +54,17 @@
 //!
 //! Unused entries of [`AckPacket::sack`] (index `n_sack` and above) are not
 //! sent; a decoded ACK has them set to `(0, 0)`.
+//!
+//! ## Versions
+//!
+//! * **2** (current): `ts_echo` = [`NO_ECHO`] (all ones) means "no echo";
+//!   every other value, 0 included, is an echoed timestamp.
+//! * **1**: the same layout, but `ts_echo` = 0 meant "no echo", so a packet
+//!   sent at t = 0 could not be echoed. The version was bumped because the
+//!   meaning of a field changed: a version-1 peer would read a version-2
+//!   "no echo" as a timestamp and vice versa. Version-1 datagrams are
+//!   rejected ([`WireError::UnsupportedVersion`]), so mixing builds fails
+//!   at once instead of producing wrong RTT samples.
 //!
 //! # Validation policy
 //!
@@ -82,12 +93,13 @@
 #![warn(missing_docs)]
 
 use dropless_cc::PacketFlags;
-pub use dropless_transport::{AckPacket, DataPacket, Ecn, MAX_SACK};
+pub use dropless_transport::{AckPacket, DataPacket, Ecn, MAX_SACK, NO_ECHO};
 
 /// The two magic bytes that start every datagram: `"DL"`.
 pub const MAGIC: [u8; 2] = *b"DL";
-/// The format version this crate writes and accepts.
-pub const VERSION: u8 = 1;
+/// The format version this crate writes and accepts (see the
+/// [Versions](crate#versions) list).
+pub const VERSION: u8 = 2;
 /// Type byte of a data packet.
 pub const TYPE_DATA: u8 = 1;
 /// Type byte of an acknowledgement.

@@ -66,7 +66,7 @@ fn data_round_trip() {
 #[test]
 fn data_layout_is_big_endian_as_documented() {
     let b = encoded_data(2);
-    assert_eq!(&b[0..4], b"DL\x01\x01");
+    assert_eq!(&b[0..4], b"DL\x02\x01");
     assert_eq!(&b[4..8], &[0xDE, 0xAD, 0xBE, 0xEF]);
     assert_eq!(&b[8..16], &[1, 2, 3, 4, 5, 6, 7, 8]);
     assert_eq!(&b[16..20], &[0, 0, 0, 2]);
@@ -81,11 +81,39 @@ fn ack_round_trip_every_sack_count() {
     for n in 0..=MAX_SACK as u8 {
         let b = encoded_ack(n);
         assert_eq!(b.len(), ack_len(n as usize));
-        assert_eq!(&b[0..4], b"DL\x01\x02");
+        assert_eq!(&b[0..4], b"DL\x02\x02");
         assert_eq!(b[16], n);
         assert_eq!(decode(&b).unwrap(), Decoded::Ack(ack_pkt(n)));
     }
     assert_eq!(encoded_ack(MAX_SACK as u8).len(), MAX_ACK_LEN);
+}
+
+#[test]
+fn ts_echo_no_echo_and_zero_round_trip() {
+    // "No echo" is all ones on the wire; 0 is a real echo (a packet sent at
+    // t = 0) and stays distinct from it.
+    let mut buf = [0u8; MAX_ACK_LEN];
+    for (ts, bytes) in [(NO_ECHO, [0xFF; 8]), (0, [0; 8])] {
+        let a = AckPacket {
+            ts_echo: ts,
+            ..ack_pkt(2)
+        };
+        let n = encode_ack(&a, &mut buf).unwrap();
+        let off = 17 + 16 * 2;
+        assert_eq!(&buf[off..off + 8], &bytes);
+        let Decoded::Ack(d) = decode(&buf[..n]).unwrap() else {
+            panic!()
+        };
+        assert_eq!(d, a);
+        assert_eq!(d.echoed_ts(), (ts != NO_ECHO).then_some(ts));
+    }
+    // The default ACK echoes nothing, and says so on the wire.
+    let n = encode_ack(&AckPacket::default(), &mut buf).unwrap();
+    assert_eq!(&buf[17..25], &[0xFF; 8]);
+    let Decoded::Ack(d) = decode(&buf[..n]).unwrap() else {
+        panic!()
+    };
+    assert_eq!(d.echoed_ts(), None);
 }
 
 #[test]
@@ -143,8 +171,11 @@ fn bad_magic_version_and_type() {
     b[0] = b'X';
     assert_eq!(decode(&b).unwrap_err(), WireError::BadMagic([b'X', b'L']));
     let mut b = encoded_ack(1);
-    b[2] = 2;
-    assert_eq!(decode(&b).unwrap_err(), WireError::UnsupportedVersion(2));
+    b[2] = 3;
+    assert_eq!(decode(&b).unwrap_err(), WireError::UnsupportedVersion(3));
+    // version 1 (0 meant "no echo") is no longer accepted
+    b[2] = 1;
+    assert_eq!(decode(&b).unwrap_err(), WireError::UnsupportedVersion(1));
     b[2] = 0;
     assert_eq!(decode(&b).unwrap_err(), WireError::UnsupportedVersion(0));
     let mut b = encoded_ack(1);
@@ -153,9 +184,9 @@ fn bad_magic_version_and_type() {
         assert_eq!(decode(&b).unwrap_err(), WireError::UnknownType(t));
     }
     // messages are readable
-    assert!(WireError::UnsupportedVersion(2)
+    assert!(WireError::UnsupportedVersion(3)
         .to_string()
-        .contains("version 2"));
+        .contains("version 3"));
     assert!(WireError::BadMagic(*b"XL").to_string().contains("magic"));
 }
 
@@ -419,7 +450,7 @@ fn random_garbage_never_panics() {
         }
         // give the header a fair chance to be valid
         if rng.below(2) == 0 && n >= 4 {
-            buf[0..3].copy_from_slice(b"DL\x01");
+            buf[0..3].copy_from_slice(b"DL\x02");
             buf[3] = 1 + rng.below(2) as u8;
         }
         let _ = decode(&buf[..n]);
