@@ -69,7 +69,6 @@ exps! {
     e10_two_flow_closed_forms = 10;
     e11_new_flow_pure_fast = 11;
     e13_four_phase_three_flows = 13;
-    e14_overflow_original = 14;
     e17_alpha_adjusting_rtts = 17;
     e18_alpha_adjusting_alphas = 18;
     e19_random_loss = 19;
@@ -79,6 +78,7 @@ exps! {
 not_reproduced! {
     e07_fairness_ordering = 7;
     e12_four_phase = 12;
+    e14_overflow_original = 14;
     e15_decrease_pacing = 15;
     e16_alpha_adjusting = 16;
 }
