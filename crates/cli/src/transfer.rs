@@ -49,6 +49,10 @@ pub struct SendArgs {
     /// Give up after this many seconds without progress
     #[arg(long, default_value_t = 10.0)]
     pub timeout: f64,
+    /// Proportional Rate Reduction (RFC 9937) in fast recovery instead of
+    /// the pipe-limited RFC 6675 rule
+    #[arg(long)]
+    pub prr: bool,
 }
 
 /// How the receiver acknowledges.
@@ -133,6 +137,7 @@ pub fn send(a: &SendArgs) -> Result<(), Failure> {
     let opts = SendOptions {
         mss: a.mss,
         timeout: duration("--timeout", a.timeout)?,
+        prr: a.prr,
         ..SendOptions::default()
     };
     let report = dropless_udp::send_file(&a.file, a.peer, cc, &opts)

@@ -183,6 +183,11 @@ pub const FLOW_KEYS: &[KeyDoc] = &[
         "true: the ns-2 FAST module's loss recovery in the transport (first retransmission at once, two packets per partial ACK, lost packets kept in the recovery pipe, fast retransmission and partial-ACK pairs outside it, a lost retransmission resent after 2 RTTs without a new congestion event, timer restarted only by the fast retransmission and the first partial ACK); pair with the FAST parameter ns2_recovery = 1",
     ),
     k(
+        "prr",
+        "false",
+        "true: Proportional Rate Reduction (RFC 9937) in fast recovery: the flight falls to the reduced window in proportion to the data delivered (one packet sent per two delivered for a halving) instead of nothing being sent until the pipe is below it (RFC 6675); cannot be combined with ns2_recovery",
+    ),
+    k(
         "label",
         "\"CC #ID\"",
         "name of the flow in plots and tables",

@@ -356,6 +356,7 @@ struct RawFlow {
     max_rto: Time,
     max_window: Option<u64>,
     ns2_recovery: bool,
+    prr: bool,
     label: Option<String>,
 }
 
@@ -571,6 +572,14 @@ fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) ->
         }
     };
     let ns2_recovery = o.boolean("ns2_recovery")?.unwrap_or(false);
+    let prr = o.boolean("prr")?.unwrap_or(false);
+    if prr && ns2_recovery {
+        return Err(o.bad(
+            "prr",
+            &Value::Boolean(true),
+            "false when ns2_recovery = true (the ns-2 module's recovery has its own pipe; PRR applies to the RFC 6675 recovery)",
+        ));
+    }
     let label = o.string("label", "a string")?.map(str::to_string);
     Ok(RawFlow {
         path: path.to_string(),
@@ -591,6 +600,7 @@ fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) ->
         max_rto,
         max_window,
         ns2_recovery,
+        prr,
         label,
     })
 }
@@ -1012,6 +1022,7 @@ pub(crate) fn build(
                 max_rto: f.max_rto,
                 max_window: f.max_window,
                 ns2_recovery: f.ns2_recovery,
+                prr: f.prr,
             });
             let label = match (&f.label, f.count) {
                 (Some(l), 1) => l.clone(),

@@ -169,6 +169,7 @@ max_rto = "100000s"
 size = "100pkt"
 stop = "8s"
 max_window = "172KB"
+prr = true
 [[cross_traffic]]
 kind = "pareto"
 rate = "10Mbps"
@@ -193,6 +194,7 @@ rate = "1Mbps"
     assert_eq!(f.size, Some(896_000));
     assert_eq!(f.stop, Some(8 * SECOND));
     assert_eq!(f.max_window, Some(20)); // 172000 / 8960, rounded up
+    assert!(f.prr && !f.ns2_recovery);
     let c = &s.config.cross;
     assert_eq!(c.len(), 2);
     assert_eq!(
@@ -266,6 +268,16 @@ fn errors_name_file_path_found_and_allowed() {
         "{e}"
     );
     assert_eq!(e.to_string().lines().count(), 1);
+
+    // PRR and the ns-2 module's recovery exclude each other.
+    let e = from_str(
+        &with("[[flows]]\ncc = \"fast\"\nns2_recovery = true\nprr = true"),
+        "t.toml",
+        &[],
+    )
+    .unwrap_err();
+    assert_eq!(e.path, "flows[0].prr");
+    assert!(e.expected.contains("ns2_recovery"), "{e}");
 
     // Errors the simulator finds name the [[flows]] entry, not the copy.
     let s = from_str(

@@ -5,7 +5,8 @@
 //!
 //! `cargo run --release -p dropless-sim --example transport_losses -- [secs] [seed] [cc ...]`
 //! (cc: `fast`, `fast-delack`, `madison`, `newreno`, `newreno-delack`, `highspeed`, `cubic`, `bic`,
-//! `scalable`). `XP_EVENTS=1` also lists the congestion events.
+//! `scalable`); a `-prr` suffix (`fast-prr`) turns on Proportional Rate
+//! Reduction (RFC 9937). `XP_EVENTS=1` also lists the congestion events.
 
 #[path = "../tests/common/madison.rs"]
 mod sc;
@@ -15,6 +16,11 @@ use dropless_transport::AckPolicy;
 use sc::*;
 
 fn flow(name: &str) -> FlowSpec {
+    if let Some(base) = name.strip_suffix("-prr") {
+        let mut f = flow(base);
+        f.prr = true;
+        return f;
+    }
     match name {
         "fast" => fast(0, 8.0),
         "madison" => madison(0),

@@ -150,6 +150,11 @@ pub struct FlowSpec {
     /// Off: the transport's default RFC 6675 recovery. The controller-side
     /// half (frozen estimation) is FAST's `ns2_recovery` parameter.
     pub ns2_recovery: bool,
+    /// Proportional Rate Reduction in fast recovery
+    /// ([`dropless_transport::SenderConfig::prr`], RFC 9937). Off: the
+    /// transport's default RFC 6675 pipe-limited recovery. Not with
+    /// [`FlowSpec::ns2_recovery`].
+    pub prr: bool,
 }
 
 impl FlowSpec {
@@ -172,6 +177,7 @@ impl FlowSpec {
             max_rto: dropless_transport::SenderConfig::default().max_rto,
             max_window: None,
             ns2_recovery: false,
+            prr: false,
         }
     }
     /// Sets a controller parameter (builder style).

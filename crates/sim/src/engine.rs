@@ -414,8 +414,15 @@ impl Simulation {
                 recovery_pipe_counts_lost: fs.ns2_recovery,
                 ns2_lost_retransmission: fs.ns2_recovery,
                 ns2_recovery_timer: fs.ns2_recovery,
+                prr: fs.prr,
                 ..SenderConfig::default()
             };
+            if fs.prr && fs.ns2_recovery {
+                return Err(err(
+                    f("prr"),
+                    "cannot be combined with ns2_recovery (PRR applies to the RFC 6675 recovery)",
+                ));
+            }
             if fs.stop.is_some_and(|s| s <= fs.start) {
                 return Err(err(f("stop"), "must be after start"));
             }

@@ -98,6 +98,22 @@ pub struct SenderConfig {
     /// (RFC 6298 (5.3)), and so does every retransmission of the oldest
     /// outstanding packet ([`SenderConfig::rto_restart_on_head_retransmit`]).
     pub ns2_recovery_timer: bool,
+    /// Proportional Rate Reduction in fast recovery (RFC 9937, which
+    /// obsoletes RFC 6937; Linux's default since 3.2). Instead of holding
+    /// every transmission until the pipe (RFC 6675) falls below the
+    /// reduced window, which after a large reduction sends nothing for
+    /// about half an RTT, the sender spreads the reduction over the
+    /// recovery: while the pipe is above the window it sends
+    /// `ceil(prr_delivered * ssthresh / RecoverFS) - prr_out` (one packet
+    /// per two delivered for a halving), below it catches up towards the
+    /// window by at most the data delivered (PRR-CRB), plus one packet
+    /// when the cumulative ACK advanced without new loss (PRR-SSRB).
+    /// `ssthresh` is the controller's current window, so a controller that
+    /// moves its window during recovery is followed. Fast recovery only
+    /// (after a timeout the window rules as usual); meant for the RFC 6675
+    /// pipe, not for [`SenderConfig::recovery_pipe_counts_lost`]. Off by
+    /// default, so that results recorded before it existed do not move.
+    pub prr: bool,
 }
 
 impl Default for SenderConfig {
@@ -119,6 +135,7 @@ impl Default for SenderConfig {
             recovery_pipe_counts_lost: false,
             ns2_lost_retransmission: false,
             ns2_recovery_timer: false,
+            prr: false,
         }
     }
 }
@@ -364,6 +381,18 @@ pub struct Sender {
     /// A partial ACK has already restarted the timer in this episode
     /// ([`SenderConfig::ns2_recovery_timer`]).
     first_partial_seen: bool,
+    /// [`SenderConfig::prr`]: packets delivered since the episode began
+    /// (RFC 9937 `prr_delivered`).
+    prr_delivered: u64,
+    /// [`SenderConfig::prr`]: transmissions since the episode began
+    /// (RFC 9937 `prr_out`).
+    prr_out: u64,
+    /// [`SenderConfig::prr`]: the flight when the episode began, in packets
+    /// (RFC 9937 `RecoverFS`).
+    prr_recover_fs: u64,
+    /// [`SenderConfig::prr`]: the pipe may grow up to this during fast
+    /// recovery (RFC 9937 `cwnd = pipe + sndcnt`, set on each ACK).
+    prr_limit: f64,
     /// Packets declared lost by the ACK being processed.
     scratch_lost: LostSeqs,
     stats: SenderStats,
@@ -417,6 +446,10 @@ impl Sender {
             episode_extra: 0,
             episode_uncounted: 0,
             first_partial_seen: false,
+            prr_delivered: 0,
+            prr_out: 0,
+            prr_recover_fs: 0,
+            prr_limit: 0.0,
             scratch_lost: LostSeqs::new(),
             stats: SenderStats::default(),
             start_time: now,
@@ -524,7 +557,12 @@ impl Sender {
         // are pending (they are granted in fast recovery only): one branch
         // keeps the recovery options off the common path.
         let room = if self.in_recovery {
-            (self.pipe() as f64) < self.window() || self.partial_ack_sends > 0
+            let limit = if self.cfg.prr && !self.recovery_after_rto {
+                self.prr_limit
+            } else {
+                self.window()
+            };
+            (self.pipe() as f64) < limit || self.partial_ack_sends > 0
         } else {
             (self.in_flight as f64) < self.window()
         };
@@ -587,7 +625,8 @@ impl Sender {
     /// alone would not have let it leave, and counts the transmissions the
     /// module's pipe leaves out ([`SenderConfig::recovery_pipe_counts_lost`]).
     /// Called in recovery only: outside it no partial-ACK sends are pending
-    /// and the module's pipe is off.
+    /// and the module's pipe is off. Also counts the transmission for
+    /// [`SenderConfig::prr`] (`prr_out`).
     fn recovery_send_accounting(&mut self) {
         let module_pipe = self.cfg.recovery_pipe_counts_lost && !self.recovery_after_rto;
         // The module's fast retransmission and partial-ACK pairs leave
@@ -600,6 +639,58 @@ impl Sender {
         if uncounted {
             self.episode_uncounted += 1;
         }
+        self.prr_out += 1;
+    }
+
+    /// [`SenderConfig::prr`]: a fast-recovery episode begins on an ACK that
+    /// delivered `delivered` packets (RFC 9937 §4, initialization).
+    fn prr_start(&mut self, delivered: u32) {
+        self.prr_delivered = 0;
+        self.prr_out = 0;
+        // RFC 9937: RecoverFS = snd.nxt - snd.una, less what was SACKed
+        // before this ACK (it will never be delivered during recovery),
+        // plus what this ACK cumulatively acknowledged; together, the
+        // packets outstanding and not delivered before this ACK.
+        let sacked: u64 = self.sacked.ranges().iter().map(|&(s, e)| e - s).sum();
+        self.prr_recover_fs = (self.next_seq - self.snd_una - sacked + delivered as u64).max(1);
+        self.prr_limit = self.in_flight as f64;
+    }
+
+    /// [`SenderConfig::prr`]: the per-ACK step of RFC 9937 §4 in fast
+    /// recovery. `delivered`: packets this ACK delivered (`DeliveredData`);
+    /// `safe`: the cumulative ACK advanced and no new loss was declared
+    /// (`SafeACK`, which allows PRR-SSRB's extra packet).
+    fn prr_on_ack(&mut self, delivered: u32, safe: bool) {
+        if delivered == 0 {
+            // RFC 9937: an ACK that delivers nothing changes nothing
+            // (the fast retransmission is forced separately, `fast_rtx`).
+            return;
+        }
+        self.prr_delivered += delivered as u64;
+        let pipe = self.in_flight as f64;
+        let ssthresh = self.window();
+        let sndcnt = if pipe > ssthresh {
+            // Proportional part: the flight falls towards ssthresh in
+            // proportion to the data delivered.
+            (self.prr_delivered as f64 * ssthresh / self.prr_recover_fs as f64).ceil()
+                - self.prr_out as f64
+        } else {
+            // PRR-CRB: no faster than the data delivered; PRR-SSRB adds one
+            // packet per ACK that shows recovery making progress.
+            let mut s = (self.prr_delivered as f64 - self.prr_out as f64).max(delivered as f64);
+            if safe {
+                s += 1.0;
+            }
+            // The window may be fractional: round the room up, as the
+            // window rule outside recovery (`in_flight < cwnd`) does.
+            s.min((ssthresh - pipe).ceil())
+        };
+        let mut sndcnt = sndcnt.max(0.0);
+        if self.prr_out == 0 && sndcnt == 0.0 {
+            // RFC 9937: force the fast retransmission on entering recovery.
+            sndcnt = 1.0;
+        }
+        self.prr_limit = pipe + sndcnt;
     }
 
     /// The next packet to send at `now`, if window, data and pacing allow.
@@ -1045,6 +1136,9 @@ impl Sender {
                     lost_seqs: self.scratch_lost,
                 });
                 self.recovery_event = Some(self.stats.events.len() - 1);
+                if self.cfg.prr && !lost_after_rto {
+                    self.prr_start(acked);
+                }
                 // RFC 6675 §5 (4.3): retransmit the first lost packet now,
                 // even though the flight exceeds the reduced window.
                 self.fast_rtx = self.cfg.fast_retransmit && newly_lost > 0;
@@ -1084,6 +1178,10 @@ impl Sender {
             self.cc.on_ack(now, &sample);
         }
         self.refresh_control();
+        // After the controller has set the reduced window (ssthresh).
+        if self.cfg.prr && self.in_recovery && !self.recovery_after_rto {
+            self.prr_on_ack(acked, cum_advanced && newly_lost == 0);
+        }
     }
 }
 
@@ -1247,6 +1345,60 @@ mod tests {
         fn on_rto(&mut self, _now: Time) {
             self.0 = 1.0;
         }
+    }
+
+    /// Sends 20 packets with a halving controller, loses packet 0 and
+    /// SACKs 1..=19 one ACK at a time; returns the packets sent in recovery
+    /// after each number of deliveries (index = packets delivered).
+    fn recovery_sends(prr: bool) -> Vec<u32> {
+        let cfg = SenderConfig {
+            prr,
+            ..SenderConfig::default()
+        };
+        let mut s = Sender::new(cfg, Box::new(Halving(20.0)), 0);
+        for _ in 0..20 {
+            s.poll_transmit(1).unwrap();
+        }
+        let mut sent = vec![0u32; 20];
+        let mut total = 0;
+        for d in 3..20u64 {
+            s.handle_ack(100 + d, &ack(0, &[(1, d + 1)], d, 1));
+            assert!(s.in_recovery());
+            while s.poll_transmit(100 + d).is_some() {
+                total += 1;
+            }
+            sent[d as usize] = total;
+        }
+        sent
+    }
+
+    #[test]
+    fn prr_spreads_the_reduction_over_the_recovery() {
+        // RFC 9937 with ssthresh = 10 and RecoverFS = 20: while the pipe
+        // (19 - d + sent so far) is above 10, ceil(prr_delivered * 10 / 20)
+        // packets in total, one per two delivered (d <= 16). At d = 17 the
+        // pipe is exactly 10: PRR-CRB, no room. At 18 and 19 it is 9 and
+        // PRR-CRB lets one packet leave each (no SafeACK: the cumulative
+        // ACK is stuck at the lost packet).
+        let prr = recovery_sends(true);
+        for d in 3..=16 {
+            assert_eq!(prr[d], d.div_ceil(2) as u32, "PRR, {d} delivered: {prr:?}");
+        }
+        assert_eq!(prr[17..], [8, 9, 10], "PRR: {prr:?}");
+        // RFC 6675 alone: the fast retransmission, then nothing until the
+        // pipe (20 - 1 lost - d delivered + 1) falls below 10 at d = 11;
+        // from then on one packet per delivery.
+        let pipe_limited = recovery_sends(false);
+        for d in 3..20 {
+            let expect = if d <= 10 { 1 } else { d as u32 - 9 };
+            assert_eq!(
+                pipe_limited[d], expect,
+                "RFC 6675, {d} delivered: {pipe_limited:?}"
+            );
+        }
+        // Both end the recovery with the flight at the reduced window.
+        assert_eq!(prr[19], 10);
+        assert_eq!(pipe_limited[19], 10);
     }
 
     #[test]

@@ -129,6 +129,10 @@ pub struct SendOptions {
     /// Requested `SO_SNDBUF`/`SO_RCVBUF` in bytes (the kernel may cap it);
     /// 0 keeps the system default. Default 4 MiB.
     pub socket_buffer: usize,
+    /// Proportional Rate Reduction in fast recovery
+    /// ([`dropless_transport::SenderConfig::prr`], RFC 9937). Default off
+    /// (RFC 6675 pipe-limited recovery).
+    pub prr: bool,
     /// **Test hook**, leave `None` in real use: when `Some(n)`, every `n`-th
     /// data transmission (counting retransmissions) is silently not sent, to
     /// emulate deterministic loss of ~1/n of the packets.
@@ -146,6 +150,7 @@ impl Default for SendOptions {
             min_rto: Duration::from_millis(200),
             max_window: 1 << 16,
             socket_buffer: 4 << 20,
+            prr: false,
             debug_drop_every: None,
         }
     }

@@ -65,6 +65,7 @@ pub fn send_file_on(
         initial_rto: opts.initial_rto.as_nanos() as u64,
         min_rto: opts.min_rto.as_nanos() as u64,
         max_window: opts.max_window.max(1),
+        prr: opts.prr,
         ..SenderConfig::default()
     };
     let mss = opts.mss as u64;

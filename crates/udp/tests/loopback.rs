@@ -53,19 +53,32 @@ fn fast_50mb() {
     );
 }
 
-#[test]
-fn newreno_50mb_with_one_percent_loss() {
+/// NewReno over 1% deterministic loss, with the given recovery.
+fn newreno_with_one_percent_loss(tag: &str, prr: bool) {
     let opts = SendOptions {
         debug_drop_every: Some(100),
+        prr,
         ..Default::default()
     };
-    let s = run("loss", SIZE, controller("newreno", &[], opts.mss), &opts);
+    let s = run(tag, SIZE, controller("newreno", &[], opts.mss), &opts);
     assert!(s.debug_dropped >= (SIZE / opts.mss as usize / 100) as u64);
     assert!(
         s.retransmits >= s.debug_dropped,
         "every dropped packet was resent"
     );
     assert!(s.congestion_events > 0);
+}
+
+#[test]
+fn newreno_50mb_with_one_percent_loss() {
+    newreno_with_one_percent_loss("loss", false);
+}
+
+/// The same with Proportional Rate Reduction (RFC 9937) in the recovery:
+/// the file still arrives intact over real sockets.
+#[test]
+fn newreno_50mb_with_one_percent_loss_and_prr() {
+    newreno_with_one_percent_loss("loss-prr", true);
 }
 
 #[test]
