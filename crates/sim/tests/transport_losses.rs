@@ -116,7 +116,7 @@ fn declared_losses_are_the_queue_drops_and_no_spurious_timeout() {
 /// duplicates at the receiver (`docs/ts-echo-zero-impact.md`). A genuine
 /// timeout of RFC 6675 recovery, not a transport bug; a recovery that
 /// spreads sends over the first RTT avoids it
-/// (`with_prr_fast_recovers_seeds_2_and_6_without_timeout`).
+/// (`FlowSpec::prr`; seed 6 with PRR is a case of the test above).
 #[test]
 #[ignore = "genuine timeout: the fast retransmission is dropped and RFC 6675 sends nothing for 254 ms; declared 394 for 178 drops, 1 RTO, 114 duplicates (see docs/ts-echo-zero-impact.md)"]
 fn seed6_fast_declares_the_queue_drops_without_timeout() {
@@ -130,10 +130,13 @@ fn seed6_fast_declares_the_queue_drops_without_timeout() {
 /// keeps sending one packet per two delivered while the flight is above
 /// the halved window, so packets sent after a lost retransmission are
 /// delivered and reveal it before the RTO: measured 665 declared = 665
-/// drops (seed 2) and 287 = 287 (seed 6), no timeout, no duplicate. PRR
-/// sends more in these 30 s (31,653 and 30,979 packets against 20,816 and
-/// 17,523) and so drops more, at about the same rate per packet.
+/// drops (seed 2) and 287 = 287 (seed 6), no timeout, no duplicate. Seed 6
+/// with PRR is one of the cases of
+/// `declared_losses_are_the_queue_drops_and_no_spurious_timeout`; this
+/// test adds seed 2. PRR sends more in these 30 s (31,653 and 30,979
+/// packets against 20,816 and 17,523); its drops per packet are higher in
+/// seed 2 (210 against 123 per 10^4) and lower in seed 6 (93 against 102).
 #[test]
-fn with_prr_fast_recovers_seeds_2_and_6_without_timeout() {
-    check(&[(2, "fast prr"), (6, "fast prr")]);
+fn with_prr_fast_recovers_seed_2_without_timeout() {
+    check(&[(2, "fast prr")]);
 }
