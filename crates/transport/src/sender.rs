@@ -286,6 +286,9 @@ pub struct SenderStats {
     pub congestion_events: u64,
     /// Retransmission timeouts.
     pub rtos: u64,
+    /// Fast recoveries run under Proportional Rate Reduction
+    /// ([`SenderConfig::prr`], RFC 9937); 0 without it.
+    pub prr_recoveries: u64,
     /// Per-event records, oldest first (one per event, not per packet).
     pub events: Vec<EventRecord>,
     /// Sum of all RTT samples, in seconds (for the mean RTT).
@@ -645,6 +648,7 @@ impl Sender {
     /// [`SenderConfig::prr`]: a fast-recovery episode begins on an ACK that
     /// delivered `delivered` packets (RFC 9937 §4, initialization).
     fn prr_start(&mut self, delivered: u32) {
+        self.stats.prr_recoveries += 1;
         self.prr_delivered = 0;
         self.prr_out = 0;
         // RFC 9937: RecoverFS = snd.nxt - snd.una, less what was SACKed

@@ -222,6 +222,9 @@ pub struct TransferReport {
     pub congestion_events: u64,
     /// Retransmission timeouts (sender).
     pub rtos: u64,
+    /// Fast recoveries run under Proportional Rate Reduction
+    /// ([`SendOptions::prr`]; sender, 0 without it).
+    pub prr_recoveries: u64,
     /// Smoothed RTT at the end (sender; `None` without any sample).
     pub srtt: Option<Duration>,
     /// Smallest RTT seen (sender).
@@ -268,6 +271,9 @@ impl fmt::Display for TransferReport {
                 self.congestion_events,
                 self.rtos
             )?;
+            if self.prr_recoveries > 0 {
+                write!(f, ", {} with PRR", self.prr_recoveries)?;
+            }
             if let Some(s) = self.srtt {
                 write!(f, ", srtt {:.1} µs", s.as_secs_f64() * 1e6)?;
             }

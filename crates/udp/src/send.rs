@@ -176,6 +176,7 @@ pub fn send_file_on(
     report.packets_lost = st.packets_lost;
     report.congestion_events = st.congestion_events;
     report.rtos = st.rtos;
+    report.prr_recoveries = st.prr_recoveries;
     let rtt = sender.rtt();
     if rtt.has_sample() {
         report.srtt = Some(nanos(rtt.srtt()));

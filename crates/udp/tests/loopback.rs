@@ -67,6 +67,14 @@ fn newreno_with_one_percent_loss(tag: &str, prr: bool) {
         "every dropped packet was resent"
     );
     assert!(s.congestion_events > 0);
+    // The option reached the sender: every fast recovery (a congestion
+    // event that was not a timeout) ran under PRR, or none did.
+    if prr {
+        assert!(s.prr_recoveries > 0, "{s}");
+        assert!(s.prr_recoveries + s.rtos >= s.congestion_events, "{s}");
+    } else {
+        assert_eq!(s.prr_recoveries, 0, "{s}");
+    }
 }
 
 #[test]
