@@ -188,6 +188,11 @@ pub const FLOW_KEYS: &[KeyDoc] = &[
         "true: Proportional Rate Reduction (RFC 9937) in fast recovery: the flight falls to the reduced window in proportion to the data delivered (one packet sent per two delivered for a halving) instead of nothing being sent until the pipe is below it (RFC 6675); cannot be combined with ns2_recovery",
     ),
     k(
+        "send_jitter",
+        "\"0s\"",
+        "random host delay before each send, uniform in [0, send_jitter) (ns-2's overhead_): breaks drop-tail phase effects; drawn from the run's seed",
+    ),
+    k(
         "label",
         "\"CC #ID\"",
         "name of the flow in plots and tables",

@@ -357,6 +357,7 @@ struct RawFlow {
     max_window: Option<u64>,
     ns2_recovery: bool,
     prr: bool,
+    send_jitter: Time,
     label: Option<String>,
 }
 
@@ -580,6 +581,7 @@ fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) ->
             "false when ns2_recovery = true (the ns-2 module's recovery has its own pipe; PRR applies to the RFC 6675 recovery)",
         ));
     }
+    let send_jitter = o.time("send_jitter")?.unwrap_or(0);
     let label = o.string("label", "a string")?.map(str::to_string);
     Ok(RawFlow {
         path: path.to_string(),
@@ -601,6 +603,7 @@ fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) ->
         max_window,
         ns2_recovery,
         prr,
+        send_jitter,
         label,
     })
 }
@@ -1023,6 +1026,7 @@ pub(crate) fn build(
                 max_window: f.max_window,
                 ns2_recovery: f.ns2_recovery,
                 prr: f.prr,
+                send_jitter: f.send_jitter,
             });
             let label = match (&f.label, f.count) {
                 (Some(l), 1) => l.clone(),

@@ -170,6 +170,7 @@ size = "100pkt"
 stop = "8s"
 max_window = "172KB"
 prr = true
+send_jitter = "41.6us"
 [[cross_traffic]]
 kind = "pareto"
 rate = "10Mbps"
@@ -195,6 +196,9 @@ rate = "1Mbps"
     assert_eq!(f.stop, Some(8 * SECOND));
     assert_eq!(f.max_window, Some(20)); // 172000 / 8960, rounded up
     assert!(f.prr && !f.ns2_recovery);
+    assert_eq!(f.send_jitter, 41_600);
+    let plain = from_str(&with("[[flows]]\ncc = \"newreno\""), "t.toml", &[]).unwrap();
+    assert_eq!(plain.config.flows[0].send_jitter, 0, "off by default");
     let c = &s.config.cross;
     assert_eq!(c.len(), 2);
     assert_eq!(
@@ -268,6 +272,15 @@ fn errors_name_file_path_found_and_allowed() {
         "{e}"
     );
     assert_eq!(e.to_string().lines().count(), 1);
+
+    // A send jitter is a time.
+    let e = from_str(
+        &with("[[flows]]\ncc = \"newreno\"\nsend_jitter = \"fast\""),
+        "t.toml",
+        &[],
+    )
+    .unwrap_err();
+    assert_eq!(e.path, "flows[0].send_jitter");
 
     // PRR and the ns-2 module's recovery exclude each other.
     let e = from_str(

@@ -155,6 +155,15 @@ pub struct FlowSpec {
     /// transport's default RFC 6675 pipe-limited recovery. Not with
     /// [`FlowSpec::ns2_recovery`].
     pub prr: bool,
+    /// Random host delay before each send (ns-2's `Agent/TCP overhead_`):
+    /// whenever the sender could transmit and no delayed send is pending,
+    /// the send waits a uniform random time in `[0, send_jitter)`, then
+    /// releases everything the sender allows at that moment. It breaks
+    /// the phase effects of a deterministic drop-tail queue (Floyd and
+    /// Jacobson 1992) without adding traffic. Drawn from the run's seed, so
+    /// a seeded run stays bit-identical. `0` (default): packets leave the
+    /// moment the sender releases them.
+    pub send_jitter: Time,
 }
 
 impl FlowSpec {
@@ -178,6 +187,7 @@ impl FlowSpec {
             max_window: None,
             ns2_recovery: false,
             prr: false,
+            send_jitter: 0,
         }
     }
     /// Sets a controller parameter (builder style).

@@ -62,6 +62,7 @@ enum Kind {
     AckArrive = 3,
     Cross = 4,
     Sample = 5,
+    DelayedSend = 6,
 }
 
 /// Bits of an event's index (link, flow or source); the kind takes 3 more
@@ -78,6 +79,7 @@ impl Kind {
             2 => Kind::FlowWake,
             3 => Kind::AckArrive,
             4 => Kind::Cross,
+            6 => Kind::DelayedSend,
             _ => Kind::Sample,
         }
     }
@@ -277,6 +279,12 @@ pub(crate) struct Flow {
     pub drops: u64,
     /// Shared links crossed: `path.0 ..= path.1`.
     pub path: (usize, usize),
+    /// [`crate::FlowSpec::send_jitter`] (0: off).
+    pub send_jitter: Time,
+    /// A delayed send is scheduled ([`crate::FlowSpec::send_jitter`]).
+    pub send_pending: bool,
+    /// Draws the send delays; its own stream of the run's seed.
+    pub jitter_rng: Pcg64Mcg,
 }
 
 /// One simulation run. Build it with [`Simulation::new`], then
@@ -298,6 +306,11 @@ pub struct Simulation {
     /// Scratch buffer for controller trace variables (per sample).
     trace_scratch: Vec<(&'static str, f64)>,
 }
+
+/// First [`derive_seed`] stream of the flows' send-jitter generators (one
+/// per flow), far from the streams of the cross-traffic sources (`1 + i`)
+/// and the controllers (`1000 + i`).
+const JITTER_STREAM: u64 = 1 << 40;
 
 /// SplitMix64: derives independent stream seeds from the run seed.
 pub fn derive_seed(seed: u64, stream: u64) -> u64 {
@@ -447,6 +460,12 @@ impl Simulation {
                 last_hop_mark: 0,
                 drops: 0,
                 path: fs.path,
+                send_jitter: fs.send_jitter,
+                send_pending: false,
+                jitter_rng: Pcg64Mcg::seed_from_u64(derive_seed(
+                    cfg.seed,
+                    JITTER_STREAM + i as u64,
+                )),
             });
         }
         let mut cross = Vec::with_capacity(cfg.cross.len());
@@ -556,6 +575,7 @@ impl Simulation {
                 Kind::AckArrive => self.ack_arrive(id),
                 Kind::Cross => self.cross_event(id),
                 Kind::Sample => self.sample(),
+                Kind::DelayedSend => self.delayed_send(id),
             }
         }
         self.now = t;
@@ -755,10 +775,39 @@ impl Simulation {
 
     fn send(&mut self, f: usize) {
         let now = self.now;
-        let flow = &self.flows[f];
+        let flow = &mut self.flows[f];
         if !flow.started || flow.stopped {
             return;
         }
+        if flow.send_jitter > 0 {
+            // ns-2 `send_much` with `overhead_`: one delayed send at a time,
+            // which then releases everything the window allows.
+            if !flow.send_pending {
+                flow.send_pending = true;
+                let d = flow.jitter_rng.gen_range(0..flow.send_jitter);
+                self.push(now + d, Kind::DelayedSend, f as u32);
+            }
+            return;
+        }
+        self.transmit(f);
+    }
+
+    /// A delayed send ([`crate::FlowSpec::send_jitter`]) is due.
+    fn delayed_send(&mut self, f: usize) {
+        let flow = &mut self.flows[f];
+        flow.send_pending = false;
+        if !flow.started || flow.stopped {
+            return;
+        }
+        flow.sender.handle_timeout(self.now);
+        self.transmit(f);
+        self.reschedule(f);
+    }
+
+    /// Hands every packet the sender releases now to the access link.
+    fn transmit(&mut self, f: usize) {
+        let now = self.now;
+        let flow = &self.flows[f];
         let access = flow.route[0] as usize;
         let header = flow.sender.config().header;
         while let Some(d) = self.flows[f].sender.poll_transmit(now) {
@@ -782,8 +831,13 @@ impl Simulation {
         }
         let mut t = Time::MAX;
         if flow.started && !flow.stopped {
-            if let Some(x) = flow.sender.poll_timeout() {
-                t = t.min(x);
+            // While a delayed send is pending, it handles the sender's
+            // timers when it fires (a paced sender would otherwise ask to
+            // be woken at every nanosecond until then).
+            if !flow.send_pending {
+                if let Some(x) = flow.sender.poll_timeout() {
+                    t = t.min(x);
+                }
             }
             t = t.min(flow.stop);
         } else if !flow.started {

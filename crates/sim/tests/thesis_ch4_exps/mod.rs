@@ -317,7 +317,32 @@ pub fn dumbbell(
     }
 }
 
-fn run(cfg: SimConfig) -> SimResult {
+thread_local! {
+    static SEND_JITTER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` with every simulation it starts given a phase-breaking send
+/// jitter: each flow's sends wait a uniform random time in [0, one packet
+/// time on the first shared link) (`FlowSpec::send_jitter`, ns-2's
+/// `overhead_`; Floyd and Jacobson 1992). A comparison column of the
+/// report, not the chapter's set-up (the thesis's ns-2 scripts set no
+/// `overhead_`).
+pub fn with_send_jitter<R>(f: impl FnOnce() -> R) -> R {
+    let prev = SEND_JITTER.with(|c| c.replace(true));
+    let r = f();
+    SEND_JITTER.with(|c| c.set(prev));
+    r
+}
+
+fn run(mut cfg: SimConfig) -> SimResult {
+    if SEND_JITTER.with(|c| c.get()) {
+        let rate = cfg.topology.links()[0].rate_bps;
+        for f in &mut cfg.flows {
+            if f.send_jitter == 0 {
+                f.send_jitter = secs(f.wire_size() as f64 * 8.0 / rate);
+            }
+        }
+    }
     Simulation::new(cfg).expect("valid configuration").run()
 }
 
@@ -1430,12 +1455,14 @@ fn overflow_link(mut flows: Vec<FlowSpec>, buffer: u64, end: f64, sample: f64) -
 
 fn e14(scale: Scale) -> Outcome {
     let end = if scale == Scale::Full { 200.0 } else { 140.0 };
-    let flows = vec![
-        at(fast(800.0, 0.1), 0.0, Some(200.0)),
-        at(fast(800.0, 0.1), 20.0, Some(180.0)),
-        at(fast(800.0, 0.1), 40.0, Some(160.0)),
-    ];
-    let r = run(overflow_link(flows, 1300, end, 0.05));
+    let flows = || {
+        vec![
+            at(fast(800.0, 0.1), 0.0, Some(200.0)),
+            at(fast(800.0, 0.1), 20.0, Some(180.0)),
+            at(fast(800.0, 0.1), 40.0, Some(160.0)),
+        ]
+    };
+    let r = run(overflow_link(flows(), 1300, end, 0.05));
     let c = pps(200e6);
     let mut o = Outcome {
         title: "buffer overflow, original FAST (Appendix B5)".into(),
@@ -1477,6 +1504,24 @@ fn e14(scale: Scale) -> Outcome {
         x.iter().map(|v| fmt_num(*v)).collect::<Vec<_>>().join(", "),
         r.flows.iter().map(|f| f.timeouts).collect::<Vec<_>>()
     ));
+    if scale == Scale::Full {
+        // Variants (not part of pass/fail): the phase-breaking send jitter.
+        for seed in JITTER_SEEDS {
+            let mut cfg = overflow_link(jittered(flows()), 1300, end, 0.05);
+            cfg.seed = seed;
+            let v = run(cfg);
+            let x: Vec<f64> = (0..3).map(|f| rate(&v, f, 40.0, 140.0)).collect();
+            let best = x.iter().cloned().fold(0.0, f64::max) / x.iter().sum::<f64>();
+            o.notes.push(format!(
+                "- variant, {}: rates 40-140 s {} pkt/s, best share {best:.3}, Jain {:.3}; loss events 20-140 s {:?}; timeouts {:?}",
+                variant_label(Bg::Jitter(seed), false),
+                x.iter().map(|v| fmt_num(*v)).collect::<Vec<_>>().join(", "),
+                dropless_sim::jain(&x),
+                (0..3).map(|f| loss_events(&v, f, 20.0, 140.0)).collect::<Vec<_>>(),
+                v.flows.iter().map(|f| f.timeouts).collect::<Vec<_>>()
+            ));
+        }
+    }
     o
 }
 
@@ -1503,6 +1548,27 @@ pub enum Bg {
     /// Poisson arrivals of 1040-byte packets at 1% of the bottleneck
     /// (sensitivity check).
     Poisson,
+    /// No background; instead every FAST flow's sends wait a random time
+    /// in [0, one bottleneck packet time) (`FlowSpec::send_jitter`, ns-2's
+    /// `overhead_`; Floyd and Jacobson's 1992 remedy for phase effects,
+    /// random processing time up to the bottleneck service time), drawn
+    /// with the given run seed.
+    Jitter(u64),
+}
+
+/// One 1040-byte packet's time on the B5 bottleneck (200 Mb/s): the
+/// upper end of the [`Bg::Jitter`] send delay.
+const B5_PACKET_TIME_S: f64 = 1040.0 * 8.0 / 200e6;
+
+/// Seeds of the [`Bg::Jitter`] variants of items 14-16.
+pub const JITTER_SEEDS: [u64; 3] = [1, 2, 3];
+
+/// `flows` with [`Bg::Jitter`]'s send delay.
+fn jittered(mut flows: Vec<FlowSpec>) -> Vec<FlowSpec> {
+    for f in &mut flows {
+        f.send_jitter = secs(B5_PACKET_TIME_S);
+    }
+    flows
 }
 
 /// Items 15/16's two-flow run with background `bg`; `ns2` switches both
@@ -1522,6 +1588,11 @@ fn two_flow_overflow(pacing: bool, adjust: bool, end: f64, bg: Bg, ns2: bool) ->
     let mut cfg = overflow_link(flows, 1590, end, 0.02);
     let (kind, size) = match bg {
         Bg::None => return run(cfg),
+        Bg::Jitter(seed) => {
+            cfg.flows = jittered(cfg.flows);
+            cfg.seed = seed;
+            return run(cfg);
+        }
         Bg::Cbr => (dropless_sim::CrossKind::Constant, 500),
         Bg::Poisson => (dropless_sim::CrossKind::Poisson, 1040),
     };
@@ -1541,11 +1612,14 @@ fn two_flow_overflow(pacing: bool, adjust: bool, end: f64, bg: Bg, ns2: bool) ->
 /// phase-breaking CBR stream, Poisson background, the other recovery, and
 /// the other recovery with the CBR stream. The flag selects the other
 /// recovery.
-const OVERFLOW_VARIANTS: [(Bg, bool); 4] = [
+const OVERFLOW_VARIANTS: [(Bg, bool); 7] = [
     (Bg::Cbr, false),
     (Bg::Poisson, false),
     (Bg::None, true),
     (Bg::Cbr, true),
+    (Bg::Jitter(JITTER_SEEDS[0]), false),
+    (Bg::Jitter(JITTER_SEEDS[1]), false),
+    (Bg::Jitter(JITTER_SEEDS[2]), false),
 ];
 
 /// Name of the chapter's recovery (`other` false) or of the other one.
@@ -1561,11 +1635,15 @@ fn recovery_name(other: bool) -> &'static str {
 fn variant_label(bg: Bg, other: bool) -> String {
     let bg = match bg {
         Bg::None => None,
-        Bg::Cbr => Some("CBR 1% (500 B)"),
-        Bg::Poisson => Some("Poisson 1% (1040 B)"),
+        Bg::Cbr => Some("CBR 1% (500 B)".to_string()),
+        Bg::Poisson => Some("Poisson 1% (1040 B)".to_string()),
+        Bg::Jitter(seed) => Some(format!(
+            "send jitter U[0, {:.1} us), seed {seed}",
+            B5_PACKET_TIME_S * 1e6
+        )),
     };
     match (other, bg) {
-        (false, Some(b)) => b.to_string(),
+        (false, Some(b)) => b,
         (true, Some(b)) => format!("{} + {b}", recovery_name(true)),
         (_, None) => recovery_name(true).to_string(),
     }

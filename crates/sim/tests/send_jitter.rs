@@ -1,0 +1,92 @@
+//! `FlowSpec::send_jitter` (ns-2's `overhead_`): a random host delay before
+//! each send, drawn from the run's seed.
+
+mod common;
+use common::*;
+use dropless_cc::{Time, MILLISECOND, SECOND};
+use dropless_sim::{jain, Buffer, FlowSpec, SimConfig, SimResult, Simulation};
+
+/// One 1500-byte packet's time on the 10 Mb/s bottleneck below.
+const PACKET_TIME: Time = 1_200_000;
+
+/// Two NewReno flows (RTT 40 and 47 ms) through a 10 Mb/s drop-tail
+/// bottleneck with a 20-packet buffer and no other traffic, 60 s.
+fn two_reno(jitter: Time, seed: u64) -> SimConfig {
+    let mut flows = vec![
+        FlowSpec::bulk("newreno", 40 * MILLISECOND),
+        FlowSpec::bulk("newreno", 47 * MILLISECOND),
+    ];
+    for f in &mut flows {
+        f.send_jitter = jitter;
+    }
+    let mut c = dumbbell(10e6, 10 * MILLISECOND, Buffer::Packets(20), flows);
+    c.duration = 60 * SECOND;
+    c.seed = seed;
+    c
+}
+
+fn run(c: SimConfig) -> SimResult {
+    Simulation::new(c).unwrap().run()
+}
+
+fn fairness(r: &SimResult) -> f64 {
+    jain(&r.flows.iter().map(|f| f.goodput_bps).collect::<Vec<_>>())
+}
+
+/// Floyd and Jacobson's phase effect: in an exactly deterministic run,
+/// which flow finds the queue full is decided by where its ACK-clocked
+/// arrivals fall within a packet time, and one flow keeps losing. A random
+/// send delay of up to one bottleneck packet time (their remedy) leaves
+/// only the RTT bias of Reno: throughput about 1/RTT gives shares
+/// 47:40 and a Jain index of 0.993. Measured: 0.671 deterministic; 0.995,
+/// 1.000 and 0.999 with the jitter (seeds 1-3).
+#[test]
+fn send_jitter_breaks_the_drop_tail_phase_lock() {
+    let locked = fairness(&run(two_reno(0, 1)));
+    assert!(locked < 0.8, "deterministic run: Jain {locked:.3}");
+    for seed in [1, 2, 3] {
+        let j = fairness(&run(two_reno(PACKET_TIME, seed)));
+        assert!(
+            j > 0.95,
+            "seed {seed}: Jain {j:.3} (deterministic {locked:.3})"
+        );
+    }
+}
+
+#[test]
+fn send_jitter_is_reproducible_per_seed() {
+    let json = |r: &SimResult| {
+        serde_json::to_string(r).unwrap() + &serde_json::to_string(&r.series).unwrap()
+    };
+    let a = run(two_reno(PACKET_TIME, 7));
+    let b = run(two_reno(PACKET_TIME, 7));
+    assert_eq!(json(&a), json(&b));
+    let c = run(two_reno(PACKET_TIME, 8));
+    assert_ne!(json(&a), json(&c));
+}
+
+/// One packet per round trip (window capped at 1) on an idle path: every
+/// round trip is the base RTT plus one delay, uniform in [0, jitter), so
+/// goodput falls by RTT / (RTT + jitter / 2).
+#[test]
+fn each_send_waits_half_the_jitter_on_average() {
+    let one = |jitter: Time| {
+        let mut f = FlowSpec::bulk("newreno", 40 * MILLISECOND);
+        f.max_window = Some(1);
+        f.send_jitter = jitter;
+        let mut c = dumbbell(100e6, 10 * MILLISECOND, Buffer::Packets(100), vec![f]);
+        c.duration = 60 * SECOND;
+        run(c).flows[0].goodput_bps
+    };
+    let plain = one(0);
+    let jittered = one(10 * MILLISECOND);
+    // Round trip with the 1500-byte packet's serialisation (100 Mb/s
+    // bottleneck, 1 Gb/s access) and the 40-byte ACK: 40.132 ms.
+    let rtt = 40.132;
+    let expected = rtt / (rtt + 5.0);
+    let ratio = jittered / plain; // measured 0.8883 (expected 0.8892)
+    assert!(
+        (ratio - expected).abs() < 0.01,
+        "goodput ratio {ratio:.4}, expected {expected:.4}"
+    );
+}
