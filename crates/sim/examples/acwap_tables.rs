@@ -9,7 +9,7 @@
 //! ACWAP_THREADS=4 cargo run ...                                          # parallel runs (default 2)
 //! cargo run --release -p dropless-sim --example acwap_tables -- betaloss   # only on request: the loss-vs-beta
 //!     # investigation (estimators, phase replicas, background, buffer; ~96 runs, 15-25 min on 2 cores);
-//!     # ACWAP_BL_PARTS=single,pooled,ticks,robust,buffer selects parts, ACWAP_BL_SECS its run length
+//!     # ACWAP_BL_PARTS=single,pooled,ticks,robust,buffer,jitter selects parts, ACWAP_BL_SECS its run length
 //! ```
 
 #[path = "../tests/common/acwap.rs"]
@@ -379,35 +379,42 @@ fn tables_section() {
 
 fn robust_section() {
     println!("## Robustness of Tables 1 and 2\n");
-    println!("Replicas shift flow i's RTT by (i+1) x 1.1 us or (i+1) x 2.3 us (other packet phases, same experiment); the background variants replace the constant-rate stream.\n");
+    println!("Replicas shift flow i's RTT by (i+1) x 1.1 us or (i+1) x 2.3 us (other packet phases, same experiment); the background variants replace the constant-rate stream; the send-jitter variants have no background and delay each flow's sends by a uniform random time in [0, 8.32 us), one packet time on the bottleneck (ns-2's `overhead_`), with the given seed.\n");
+    let variants: [(&str, Background, f64, Option<u64>); 7] = [
+        ("CBR, phase +1.1 us", Background::Constant, 1.1, None),
+        ("CBR, phase +2.3 us", Background::Constant, 2.3, None),
+        ("no background", Background::None, 0.0, None),
+        ("no background, phase +1.1 us", Background::None, 1.1, None),
+        ("Poisson background", Background::Poisson, 0.0, None),
+        ("send jitter, seed 1", Background::None, 0.0, Some(1)),
+        ("send jitter, seed 2", Background::None, 0.0, Some(2)),
+    ];
     let mut jobs = vec![];
-    for (label, bg, shift) in [
-        ("CBR, phase +1.1 us", Background::Constant, 1.1),
-        ("CBR, phase +2.3 us", Background::Constant, 2.3),
-        ("no background", Background::None, 0.0),
-        ("no background, phase +1.1 us", Background::None, 1.1),
-        ("Poisson background", Background::Poisson, 0.0),
-    ] {
+    for (label, bg, shift, jitter) in variants {
+        let make = |c: SimConfig| {
+            let c = shift_phases(c, shift);
+            match jitter {
+                Some(seed) => SimConfig {
+                    seed,
+                    ..with_send_jitter(c)
+                },
+                None => c,
+            }
+        };
         jobs.push(job(
             format!("table 1, {label}"),
-            shift_phases(table1(LONG, bg), shift),
+            make(table1(LONG, bg)),
             FROM,
             LONG as f64,
         ));
         jobs.push(job(
             format!("table 2, {label}"),
-            shift_phases(table2(LONG, false, bg), shift),
+            make(table2(LONG, false, bg)),
             FROM,
             LONG as f64,
         ));
     }
-    let labels = [
-        "CBR, phase +1.1 us",
-        "CBR, phase +2.3 us",
-        "no background",
-        "no background, phase +1.1 us",
-        "Poisson background",
-    ];
+    let labels = variants.map(|v| v.0);
     let r = run_all(jobs);
     println!("| variant | T1 utilization % H1/H2/H3/R1 | T1 dropped per event H1/H2/H3/R1 | T1 events H1/H2/H3/R1 | T2 utilization % f1/f2/f3 | T2 dropped per event f1/f2/f3 | T2 events f1/f2/f3 | FI T1 / T2 | sync T1 / T2 |");
     println!("|---|---|---|---|---|---|---|---|---|");
@@ -540,7 +547,7 @@ fn betaloss_table(title: &str, variants: Vec<(String, SimConfig, f64)>, secs: u6
 fn betaloss_section() {
     let secs = betaloss_secs();
     let which = std::env::var("ACWAP_BL_PARTS")
-        .unwrap_or_else(|_| "single,pooled,ticks,robust,buffer".into());
+        .unwrap_or_else(|_| "single,pooled,ticks,robust,buffer,jitter".into());
     println!("## Beta sweep: what decides the ACWAP flow's loss rate\n");
     println!("One HSTCP flow and one ACWAP-HSTCP flow, both 120 ms, 1 Gb/s, background CBR 1% (500 B), {secs} s, measured over {FROM:.0}-{secs} s.\n");
     if which.contains("single") {
@@ -628,6 +635,30 @@ fn betaloss_section() {
             }
         }
         betaloss_table("Buffer size (CBR background)", v, secs);
+    }
+    if which.contains("jitter") {
+        // No background; instead each flow's sends wait a uniform random
+        // time in [0, one packet time on the bottleneck) (ns-2's
+        // `overhead_`), three seeds as three replicas.
+        let mut v = vec![];
+        for (l, p) in two {
+            for seed in [1, 2, 3] {
+                for b in [0.2, 0.9] {
+                    let mut c = with_acwap_params(pair(b, secs, Background::None), p);
+                    c.seed = seed;
+                    v.push((
+                        format!("{l}; send jitter, seed {seed}"),
+                        with_send_jitter(c),
+                        b,
+                    ));
+                }
+            }
+        }
+        betaloss_table(
+            "Send jitter instead of background (buffer 1000 packets)",
+            v,
+            secs,
+        );
     }
 }
 
