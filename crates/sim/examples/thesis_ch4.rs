@@ -65,39 +65,19 @@ fn main() {
         outcomes.push(o);
     }
     // The same items with the other loss recovery (the chapter's choice is
-    // `exps::CHAPTER_MODULE_RECOVERY`), for the report's comparison column.
-    let mut others = Vec::new();
+    // `exps::CHAPTER_MODULE_RECOVERY`), and with a phase-breaking send
+    // jitter on every flow (the chapter's recovery), for the report's
+    // comparison columns.
+    let (mut others, mut jittered) = (Vec::new(), Vec::new());
     if all {
+        let ids: Vec<u32> = outcomes.iter().map(|o| o.id).collect();
         let other = !exps::module_recovery();
-        for &id in &outcomes.iter().map(|o| o.id).collect::<Vec<_>>() {
-            let o = exps::with_recovery(other, || exps::run_experiment(id, scale, false));
-            eprintln!(
-                "experiment {id} with the other recovery: {} ({:.1} s)",
-                if o.pass() { "PASS" } else { "FAIL" },
-                o.wall_s
-            );
-            for c in o.checks.iter().filter(|c| !c.pass) {
-                eprintln!("  {}", c.describe());
-            }
-            others.push(o);
-        }
-    }
-    // The same items with a phase-breaking send jitter on every flow (the
-    // chapter's recovery), for the report's phase-effects column.
-    let mut jittered = Vec::new();
-    if all {
-        for &id in &outcomes.iter().map(|o| o.id).collect::<Vec<_>>() {
-            let o = exps::with_send_jitter(|| exps::run_experiment(id, scale, false));
-            eprintln!(
-                "experiment {id} with send jitter: {} ({:.1} s)",
-                if o.pass() { "PASS" } else { "FAIL" },
-                o.wall_s
-            );
-            for c in o.checks.iter().filter(|c| !c.pass) {
-                eprintln!("  {}", c.describe());
-            }
-            jittered.push(o);
-        }
+        others = rerun(&ids, "with the other recovery", |id| {
+            exps::with_recovery(other, || exps::run_experiment(id, scale, false))
+        });
+        jittered = rerun(&ids, "with send jitter", |id| {
+            exps::with_send_jitter(|| exps::run_experiment(id, scale, false))
+        });
     }
     if all {
         let path = out.join(if scale == Scale::Full {
@@ -110,6 +90,24 @@ fn main() {
     }
     let passed = outcomes.iter().filter(|o| o.pass()).count();
     eprintln!("{passed} of {} experiments pass", outcomes.len());
+}
+
+/// Runs each item again with `run`, printing the verdicts and failures.
+fn rerun(ids: &[u32], how: &str, run: impl Fn(u32) -> Outcome) -> Vec<Outcome> {
+    let mut v = Vec::new();
+    for &id in ids {
+        let o = run(id);
+        eprintln!(
+            "experiment {id} {how}: {} ({:.1} s)",
+            if o.pass() { "PASS" } else { "FAIL" },
+            o.wall_s
+        );
+        for c in o.checks.iter().filter(|c| !c.pass) {
+            eprintln!("  {}", c.describe());
+        }
+        v.push(o);
+    }
+    v
 }
 
 fn md(s: &str) -> String {
@@ -181,7 +179,7 @@ fn report(outcomes: &[Outcome], others: &[Outcome], jittered: &[Outcome], scale:
         },
         outcomes.iter().map(|o| o.wall_s).sum::<f64>()
     );
-    let _ = writeln!(s, "Conventions: packets are 1000 B of payload + 40 B of header (1040 B on the wire, as ns-2), so 100 Mb/s is C = 12019 pkt/s; where the thesis gives C in packets/s (12500 in §4.3.3, 125 in Table 4.1) the link rate is set to match (104 Mb/s, 1.04 Mb/s). Rates are payload packets/s. FAST is \"pure\" (MI threshold 0, no slow start), gamma 0.5, updates every other RTT with a 10 ms period (ns-2 module defaults). Loss recovery: every FAST flow of every item uses the ns-2 FAST module's own loss recovery, because the thesis ran all its chapter-4 simulations with that module (note §3.6; `CHAPTER_MODULE_RECOVERY` in the definitions, one choice for the whole chapter, no per-item choice). As read from the module's `tcp-fast.cc`: fast retransmit at once; the module's `pipe_` (lost packets stay in it, the fast retransmission and the two packets sent on each partial ACK do not count); a lost retransmission is sent again once the oldest unacknowledged packet has been out for 2 avgRTT, with no new congestion event; the retransmission timer is restarted by the fast retransmission and the first partial ACK only; no RTT estimation during recovery and the pre-loss flight as `old_cwnd` for packets sent in it; a timeout sets cwnd = 2 and halves ssthresh (`FlowSpec::ns2_recovery` plus the FAST parameter `ns2_recovery`, both off by default in the simulator). The section *Loss recovery* below runs every item again with the transport's default recovery (RFC 6675, pipe-limited) for every FAST flow: item 14 fails with both (best share 0.39 and Jain 0.977 with the module's recovery, 0.34 and 0.998 with the default one), items 17 and 18 pass with both (module: item 17's flow 2 at -9.6% of the mean rate, item 18's flow 4 alpha/alpha0 at -8.8% of the mean). Timestamps: since 2026-11-22 (wire format v2) a packet sent at t = 0 gives an RTT sample; before, a send timestamp of 0 read as \"no timestamp\", so a flow starting at t = 0 took no RTT sample from its first window. That fix turned item 14 from pass (best share 0.48, Jain 0.91) to fail and moved the numbers of items 7, 12, 15 and 16 (`docs/ts-echo-zero-impact.md`). Items 14-16 run on B5's link, and their round trip includes the ns-2 topology's serialisation on the egress access link and of the 40-byte ACKs (+24 us, `B5_SERIALISATION_S`): which flow loses at a full drop-tail queue depends on the arrival phase at that scale (item 15). Items 15 and 16 report the other recovery and background traffic (a phase-breaking 1% constant-rate stream, 1% Poisson) as variants beside their main runs. Expected values come from the thesis or from its equations as solved by `dropless-model` (`dropless model fast ...`). Tolerances are those of the note, or, where it gives none, the ones stated in the experiment's *expected* column, fixed before the runs.\n");
+    let _ = writeln!(s, "Conventions: packets are 1000 B of payload + 40 B of header (1040 B on the wire, as ns-2), so 100 Mb/s is C = 12019 pkt/s; where the thesis gives C in packets/s (12500 in §4.3.3, 125 in Table 4.1) the link rate is set to match (104 Mb/s, 1.04 Mb/s). Rates are payload packets/s. FAST is \"pure\" (MI threshold 0, no slow start), gamma 0.5, updates every other RTT with a 10 ms period (ns-2 module defaults). Loss recovery: every FAST flow of every item uses the ns-2 FAST module's own loss recovery, because the thesis ran all its chapter-4 simulations with that module (note §3.6; `CHAPTER_MODULE_RECOVERY` in the definitions, one choice for the whole chapter, no per-item choice). As read from the module's `tcp-fast.cc`: fast retransmit at once; the module's `pipe_` (lost packets stay in it, the fast retransmission and the two packets sent on each partial ACK do not count); a lost retransmission is sent again once the oldest unacknowledged packet has been out for 2 avgRTT, with no new congestion event; the retransmission timer is restarted by the fast retransmission and the first partial ACK only; no RTT estimation during recovery and the pre-loss flight as `old_cwnd` for packets sent in it; a timeout sets cwnd = 2 and halves ssthresh (`FlowSpec::ns2_recovery` plus the FAST parameter `ns2_recovery`, both off by default in the simulator). The section *Loss recovery* below runs every item again with the transport's default recovery (RFC 6675, pipe-limited) for every FAST flow: item 14 fails with both (best share 0.39 and Jain 0.977 with the module's recovery, 0.34 and 0.998 with the default one), items 17 and 18 pass with both (module: item 17's flow 2 at -9.6% of the mean rate, item 18's flow 4 alpha/alpha0 at -8.8% of the mean). Timestamps: since 2026-11-22 (wire format v2) a packet sent at t = 0 gives an RTT sample; before, a send timestamp of 0 read as \"no timestamp\", so a flow starting at t = 0 took no RTT sample from its first window. That fix turned item 14 from pass (best share 0.48, Jain 0.91) to fail and moved the numbers of items 7, 12, 15 and 16 (`docs/ts-echo-zero-impact.md`). Items 14-16 run on B5's link, and their round trip includes the ns-2 topology's serialisation on the egress access link and of the 40-byte ACKs (+24 us, `B5_SERIALISATION_S`): which flow loses at a full drop-tail queue depends on the arrival phase at that scale (item 15). Items 15 and 16 report the other recovery, background traffic (a phase-breaking 1% constant-rate stream, 1% Poisson) and a phase-breaking send jitter (seeds 1-3) as variants beside their main runs, item 14 the send jitter (seeds 1-13); the section *Phase effects* runs every item with the send jitter. Expected values come from the thesis or from its equations as solved by `dropless-model` (`dropless model fast ...`). Tolerances are those of the note, or, where it gives none, the ones stated in the experiment's *expected* column, fixed before the runs.\n");
     let _ = writeln!(s, "## Summary\n");
     let _ = writeln!(
         s,
