@@ -1453,16 +1453,42 @@ fn overflow_link(mut flows: Vec<FlowSpec>, buffer: u64, end: f64, sample: f64) -
     }
 }
 
+/// Item 14's three flows (B5: alpha 800, starts 0/20/40 s, stops
+/// 200/180/160 s).
+fn e14_flows() -> Vec<FlowSpec> {
+    vec![
+        at(fast(800.0, 0.1), 0.0, Some(200.0)),
+        at(fast(800.0, 0.1), 20.0, Some(180.0)),
+        at(fast(800.0, 0.1), 40.0, Some(160.0)),
+    ]
+}
+
+/// Item 14's run length at `scale`.
+fn e14_end(scale: Scale) -> f64 {
+    if scale == Scale::Full {
+        200.0
+    } else {
+        140.0
+    }
+}
+
+/// Item 14 with [`Bg::Jitter`]`(seed)`: the run and its rates over 40-140 s.
+pub fn e14_jittered(seed: u64, scale: Scale) -> (SimResult, Vec<f64>) {
+    let mut cfg = overflow_link(jittered(e14_flows()), 1300, e14_end(scale), 0.05);
+    cfg.seed = seed;
+    let v = run(cfg);
+    let x = (0..3).map(|f| rate(&v, f, 40.0, 140.0)).collect();
+    (v, x)
+}
+
+/// The best flow's share of the summed rates.
+pub fn best_share(x: &[f64]) -> f64 {
+    x.iter().cloned().fold(0.0, f64::max) / x.iter().sum::<f64>()
+}
+
 fn e14(scale: Scale) -> Outcome {
-    let end = if scale == Scale::Full { 200.0 } else { 140.0 };
-    let flows = || {
-        vec![
-            at(fast(800.0, 0.1), 0.0, Some(200.0)),
-            at(fast(800.0, 0.1), 20.0, Some(180.0)),
-            at(fast(800.0, 0.1), 40.0, Some(160.0)),
-        ]
-    };
-    let r = run(overflow_link(flows(), 1300, end, 0.05));
+    let end = e14_end(scale);
+    let r = run(overflow_link(e14_flows(), 1300, end, 0.05));
     let c = pps(200e6);
     let mut o = Outcome {
         title: "buffer overflow, original FAST (Appendix B5)".into(),
@@ -1486,11 +1512,10 @@ fn e14(scale: Scale) -> Outcome {
         ));
     }
     let x: Vec<f64> = (0..3).map(|f| rate(&r, f, 40.0, 140.0)).collect();
-    let best = x.iter().cloned().fold(0.0, f64::max) / x.iter().sum::<f64>();
     o.check(Check::new(
         "best flow's share 40-140 s",
         0.40,
-        best,
+        best_share(&x),
         Tol::AtLeast,
     ));
     o.check(Check::new(
@@ -1507,15 +1532,12 @@ fn e14(scale: Scale) -> Outcome {
     if scale == Scale::Full {
         // Variants (not part of pass/fail): the phase-breaking send jitter.
         for seed in E14_JITTER_SEEDS {
-            let mut cfg = overflow_link(jittered(flows()), 1300, end, 0.05);
-            cfg.seed = seed;
-            let v = run(cfg);
-            let x: Vec<f64> = (0..3).map(|f| rate(&v, f, 40.0, 140.0)).collect();
-            let best = x.iter().cloned().fold(0.0, f64::max) / x.iter().sum::<f64>();
+            let (v, x) = e14_jittered(seed, scale);
             o.notes.push(format!(
-                "- variant, {}: rates 40-140 s {} pkt/s, best share {best:.3}, Jain {:.3}; loss events 20-140 s {:?}; timeouts {:?}",
+                "- variant, {}: rates 40-140 s {} pkt/s, best share {:.3}, Jain {:.3}; loss events 20-140 s {:?}; timeouts {:?}",
                 variant_label(Bg::Jitter(seed), false),
                 x.iter().map(|v| fmt_num(*v)).collect::<Vec<_>>().join(", "),
+                best_share(&x),
                 dropless_sim::jain(&x),
                 (0..3).map(|f| loss_events(&v, f, 20.0, 140.0)).collect::<Vec<_>>(),
                 v.flows.iter().map(|f| f.timeouts).collect::<Vec<_>>()
