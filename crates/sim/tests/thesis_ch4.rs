@@ -8,8 +8,8 @@
 //! set-up (`thesis_ch4_exps::CHAPTER_MODULE_RECOVERY`). To check the items
 //! with the transport's default recovery instead:
 //! `THESIS_CH4_RECOVERY=default cargo test --release -p dropless-sim --test
-//! thesis_ch4 -- --include-ignored` (items 14, 15 and 16 fail that way;
-//! 7, 9 and 12 fail with both).
+//! thesis_ch4 -- --include-ignored` (items 7, 12, 14, 15 and 16 fail
+//! with both recoveries at full length; `docs/reports/thesis-ch4.md`).
 
 mod thesis_ch4_exps;
 use thesis_ch4_exps::{run_experiment, Scale};
