@@ -229,6 +229,10 @@ pub struct TransferReport {
     pub srtt: Option<Duration>,
     /// Smallest RTT seen (sender).
     pub min_rtt: Option<Duration>,
+    /// Mean of every RTT sample of the transfer (sender; `None` without
+    /// any). Unlike `srtt`, which is the smoothed value at the end, it
+    /// weighs the whole transfer.
+    pub mean_rtt: Option<Duration>,
     /// Data packets received, duplicates included (receiver).
     pub packets_received: u64,
     /// Duplicate data packets (receiver).
@@ -279,6 +283,9 @@ impl fmt::Display for TransferReport {
             }
             if let Some(m) = self.min_rtt {
                 write!(f, ", min rtt {:.1} µs", m.as_secs_f64() * 1e6)?;
+            }
+            if let Some(m) = self.mean_rtt {
+                write!(f, ", mean rtt {:.1} µs", m.as_secs_f64() * 1e6)?;
             }
         } else {
             write!(

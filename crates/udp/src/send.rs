@@ -182,6 +182,11 @@ pub fn send_file_on(
         report.srtt = Some(nanos(rtt.srtt()));
         report.min_rtt = Some(nanos(rtt.min_rtt()));
     }
+    if st.rtt_samples > 0 {
+        report.mean_rtt = Some(Duration::from_secs_f64(
+            st.rtt_sum_s / st.rtt_samples as f64,
+        ));
+    }
     report.set_goodput();
     Ok(report)
 }

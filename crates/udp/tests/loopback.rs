@@ -33,6 +33,12 @@ fn run(tag: &str, size: usize, cc: Box<dyn Controller>, sopts: &SendOptions) -> 
         "[{tag}] wall {:.2} s\n  sender:   {s}\n  receiver: {r}",
         o.wall.as_secs_f64()
     );
+    // Every transfer takes RTT samples; their mean lies above the minimum.
+    let (min, mean) = (
+        s.min_rtt.expect("RTT samples"),
+        s.mean_rtt.expect("RTT samples"),
+    );
+    assert!(min <= mean, "min rtt {min:?} > mean rtt {mean:?}");
     s
 }
 
