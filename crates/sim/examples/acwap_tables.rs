@@ -396,7 +396,7 @@ fn robust_section() {
             match jitter {
                 Some(seed) => SimConfig {
                     seed,
-                    ..with_send_jitter(c)
+                    ..c.with_packet_time_jitter()
                 },
                 None => c,
             }
@@ -648,7 +648,7 @@ fn betaloss_section() {
                     c.seed = seed;
                     v.push((
                         format!("{l}; send jitter, seed {seed}"),
-                        with_send_jitter(c),
+                        c.with_packet_time_jitter(),
                         b,
                     ));
                 }

@@ -255,3 +255,16 @@ pub struct SimConfig {
     /// Record per-flow time series (turn off for thousands of flows).
     pub flow_series: bool,
 }
+
+impl SimConfig {
+    /// Floyd and Jacobson's (1992) remedy for drop-tail phase effects: sets
+    /// every flow's [`FlowSpec::send_jitter`] to the time one of its full
+    /// packets takes on the first shared link, and returns the config.
+    pub fn with_packet_time_jitter(mut self) -> Self {
+        let rate = self.topology.links()[0].rate_bps;
+        for f in &mut self.flows {
+            f.send_jitter = (f.wire_size() as f64 * 8e9 / rate).round() as Time;
+        }
+        self
+    }
+}

@@ -6,23 +6,30 @@ use common::*;
 use dropless_cc::{Time, MILLISECOND, SECOND};
 use dropless_sim::{jain, Buffer, FlowSpec, SimConfig, SimResult, Simulation};
 
-/// One 1500-byte packet's time on the 10 Mb/s bottleneck below.
-const PACKET_TIME: Time = 1_200_000;
-
 /// Two NewReno flows (RTT 40 and 47 ms) through a 10 Mb/s drop-tail
-/// bottleneck with a 20-packet buffer and no other traffic, 60 s.
-fn two_reno(jitter: Time, seed: u64) -> SimConfig {
-    let mut flows = vec![
+/// bottleneck with a 20-packet buffer and no other traffic, 60 s; with
+/// `jitter`, every send is delayed by up to one packet time
+/// ([`SimConfig::with_packet_time_jitter`]).
+fn two_reno(jitter: bool, seed: u64) -> SimConfig {
+    let flows = vec![
         FlowSpec::bulk("newreno", 40 * MILLISECOND),
         FlowSpec::bulk("newreno", 47 * MILLISECOND),
     ];
-    for f in &mut flows {
-        f.send_jitter = jitter;
-    }
     let mut c = dumbbell(10e6, 10 * MILLISECOND, Buffer::Packets(20), flows);
     c.duration = 60 * SECOND;
     c.seed = seed;
+    if jitter {
+        c = c.with_packet_time_jitter();
+    }
     c
+}
+
+#[test]
+fn packet_time_jitter_is_one_full_packet_on_the_first_shared_link() {
+    // 1500-byte packets on 10 Mb/s: 1.2 ms.
+    let c = two_reno(true, 1);
+    assert!(c.flows.iter().all(|f| f.send_jitter == 1_200_000));
+    assert!(two_reno(false, 1).flows.iter().all(|f| f.send_jitter == 0));
 }
 
 fn run(c: SimConfig) -> SimResult {
@@ -42,10 +49,10 @@ fn fairness(r: &SimResult) -> f64 {
 /// 1.000 and 0.999 with the jitter (seeds 1-3).
 #[test]
 fn send_jitter_breaks_the_drop_tail_phase_lock() {
-    let locked = fairness(&run(two_reno(0, 1)));
+    let locked = fairness(&run(two_reno(false, 1)));
     assert!(locked < 0.8, "deterministic run: Jain {locked:.3}");
     for seed in [1, 2, 3] {
-        let j = fairness(&run(two_reno(PACKET_TIME, seed)));
+        let j = fairness(&run(two_reno(true, seed)));
         assert!(
             j > 0.95,
             "seed {seed}: Jain {j:.3} (deterministic {locked:.3})"
@@ -58,10 +65,10 @@ fn send_jitter_is_reproducible_per_seed() {
     let json = |r: &SimResult| {
         serde_json::to_string(r).unwrap() + &serde_json::to_string(&r.series).unwrap()
     };
-    let a = run(two_reno(PACKET_TIME, 7));
-    let b = run(two_reno(PACKET_TIME, 7));
+    let a = run(two_reno(true, 7));
+    let b = run(two_reno(true, 7));
     assert_eq!(json(&a), json(&b));
-    let c = run(two_reno(PACKET_TIME, 8));
+    let c = run(two_reno(true, 8));
     assert_ne!(json(&a), json(&c));
 }
 

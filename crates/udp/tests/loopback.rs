@@ -33,12 +33,18 @@ fn run(tag: &str, size: usize, cc: Box<dyn Controller>, sopts: &SendOptions) -> 
         "[{tag}] wall {:.2} s\n  sender:   {s}\n  receiver: {r}",
         o.wall.as_secs_f64()
     );
-    // Every transfer takes RTT samples; their mean lies above the minimum.
+    // The mean RTT is reported, in the right unit: no smaller than the
+    // smallest sample and no longer than the transfer itself (wiring and
+    // units only; its value over a real bottleneck is in the stop-13 note).
     let (min, mean) = (
         s.min_rtt.expect("RTT samples"),
         s.mean_rtt.expect("RTT samples"),
     );
-    assert!(min <= mean, "min rtt {min:?} > mean rtt {mean:?}");
+    assert!(
+        min <= mean && mean <= s.duration,
+        "min rtt {min:?}, mean rtt {mean:?}, transfer {:?}",
+        s.duration
+    );
     s
 }
 

@@ -175,18 +175,6 @@ pub fn pair(beta: f64, secs: u64, bg: Background) -> SimConfig {
     )
 }
 
-/// Every flow's sends wait a uniform random time in [0, one packet time on
-/// the bottleneck) (`FlowSpec::send_jitter`, ns-2's `overhead_`): the
-/// phase-breaking device of Floyd and Jacobson (1992), an alternative to
-/// the background stream.
-pub fn with_send_jitter(mut cfg: SimConfig) -> SimConfig {
-    let rate = cfg.topology.links()[0].rate_bps;
-    for f in &mut cfg.flows {
-        f.send_jitter = (f.wire_size() as f64 * 8.0 / rate * 1e9).round() as Time;
-    }
-    cfg
-}
-
 /// Adds `us * (i + 1)` microseconds to flow `i`'s RTT: a replica of the same
 /// experiment with other packet phases.
 pub fn shift_phases(mut cfg: SimConfig, us: f64) -> SimConfig {

@@ -336,12 +336,7 @@ pub fn with_send_jitter<R>(f: impl FnOnce() -> R) -> R {
 
 fn run(mut cfg: SimConfig) -> SimResult {
     if SEND_JITTER.with(|c| c.get()) {
-        let rate = cfg.topology.links()[0].rate_bps;
-        for f in &mut cfg.flows {
-            if f.send_jitter == 0 {
-                f.send_jitter = secs(f.wire_size() as f64 * 8.0 / rate);
-            }
-        }
+        cfg = cfg.with_packet_time_jitter();
     }
     Simulation::new(cfg).expect("valid configuration").run()
 }
@@ -1474,9 +1469,11 @@ fn e14_end(scale: Scale) -> f64 {
 
 /// Item 14 with [`Bg::Jitter`]`(seed)`: the run and its rates over 40-140 s.
 pub fn e14_jittered(seed: u64, scale: Scale) -> (SimResult, Vec<f64>) {
-    let mut cfg = overflow_link(jittered(e14_flows()), 1300, e14_end(scale), 0.05);
-    cfg.seed = seed;
-    let v = run(cfg);
+    let cfg = overflow_link(e14_flows(), 1300, e14_end(scale), 0.05);
+    let v = run(SimConfig {
+        seed,
+        ..cfg.with_packet_time_jitter()
+    });
     let x = (0..3).map(|f| rate(&v, f, 40.0, 140.0)).collect();
     (v, x)
 }
@@ -1579,7 +1576,7 @@ pub enum Bg {
 }
 
 /// One 1040-byte packet's time on the B5 bottleneck (200 Mb/s): the
-/// upper end of the [`Bg::Jitter`] send delay.
+/// upper end of the [`Bg::Jitter`] send delay (for labels).
 const B5_PACKET_TIME_S: f64 = 1040.0 * 8.0 / 200e6;
 
 /// Seeds of the [`Bg::Jitter`] variants of items 15 and 16.
@@ -1587,14 +1584,6 @@ pub const JITTER_SEEDS: [u64; 3] = [1, 2, 3];
 
 /// Seeds of item 14's send-jitter variants (a 200-s run takes about 7 s).
 pub const E14_JITTER_SEEDS: std::ops::RangeInclusive<u64> = 1..=13;
-
-/// `flows` with [`Bg::Jitter`]'s send delay.
-fn jittered(mut flows: Vec<FlowSpec>) -> Vec<FlowSpec> {
-    for f in &mut flows {
-        f.send_jitter = secs(B5_PACKET_TIME_S);
-    }
-    flows
-}
 
 /// Items 15/16's two-flow run with background `bg`; `ns2` switches both
 /// flows to the ns-2 module's loss recovery ([`ns2_recovery`]).
@@ -1614,9 +1603,10 @@ fn two_flow_overflow(pacing: bool, adjust: bool, end: f64, bg: Bg, ns2: bool) ->
     let (kind, size) = match bg {
         Bg::None => return run(cfg),
         Bg::Jitter(seed) => {
-            cfg.flows = jittered(cfg.flows);
-            cfg.seed = seed;
-            return run(cfg);
+            return run(SimConfig {
+                seed,
+                ..cfg.with_packet_time_jitter()
+            })
         }
         Bg::Cbr => (dropless_sim::CrossKind::Constant, 500),
         Bg::Poisson => (dropless_sim::CrossKind::Poisson, 1040),
