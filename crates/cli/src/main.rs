@@ -90,10 +90,10 @@ enum Command {
     /// Show every controller, queue discipline and traffic kind with parameters and defaults
     #[command(after_help = LIST_HELP)]
     List(ListArgs),
-    /// Send a file over UDP with a dropless controller
-    #[command(after_help = transfer::SEND_HELP)]
+    /// Send a file, or generated data for a memory-to-memory test, over UDP with a dropless controller
+    #[command(after_help = transfer::SEND_HELP, allow_missing_positional = true)]
     Send(transfer::SendArgs),
-    /// Receive one file over UDP
+    /// Receive one transfer over UDP into a file, or count and check it
     #[command(after_help = transfer::RECV_HELP)]
     Recv(transfer::RecvArgs),
     /// Closed-form models (FAST and Vegas equilibria, thesis chapter 4)

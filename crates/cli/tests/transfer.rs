@@ -112,3 +112,121 @@ fn model_fast_prints_the_thesis_equilibria() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// Memory to memory: `send --time --interval --json` against `recv --check
+/// --json`; both JSON objects parse and agree, the intervals add up.
+#[test]
+fn timed_generated_stream_with_json_intervals_and_checking_receiver() {
+    let addr = format!("127.0.0.1:{}", free_port());
+    let rx = Command::new(bin())
+        .args(["recv", &addr, "--check", "--json", "--timeout", "20"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let tx = Command::new(bin())
+        .args([
+            "send",
+            &addr,
+            "--time",
+            "1s",
+            "--interval",
+            "250ms",
+            "--json",
+        ])
+        .args(["--cc", "fast", "--param", "alpha=50"])
+        .output()
+        .unwrap();
+    assert!(
+        tx.status.success(),
+        "{}",
+        String::from_utf8_lossy(&tx.stderr)
+    );
+    let rx = rx.wait_with_output().unwrap();
+    assert!(rx.status.success());
+    let s: serde_json::Value = serde_json::from_slice(&tx.stdout).expect("sender JSON");
+    let r: serde_json::Value = serde_json::from_slice(&rx.stdout).expect("receiver JSON");
+    let bytes = s["bytes"].as_u64().unwrap();
+    assert!(bytes > 0);
+    assert_eq!(r["bytes"].as_u64(), Some(bytes));
+    assert_eq!(s["controller"], "fast");
+    let d = s["duration_s"].as_f64().unwrap();
+    assert!((1.0..2.0).contains(&d), "{d} s");
+    let iv = s["intervals"].as_array().unwrap();
+    assert!((4..=6).contains(&iv.len()), "{} intervals", iv.len());
+    let sum: u64 = iv.iter().map(|i| i["bytes_acked"].as_u64().unwrap()).sum();
+    assert_eq!(sum, bytes);
+    assert!(iv[1]["cwnd_pkts"].as_f64().is_some() && iv[1]["mean_rtt_s"].as_f64().is_some());
+}
+
+/// Text intervals: a header and one line per interval before the summary.
+#[test]
+fn generated_bytes_with_text_intervals() {
+    let addr = format!("127.0.0.1:{}", free_port());
+    let rx = Command::new(bin())
+        .args(["recv", &addr, "--discard", "--timeout", "20"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let tx = Command::new(bin())
+        .args(["send", &addr, "--bytes", "2MB", "-i", "1ms"])
+        .output()
+        .unwrap();
+    assert!(
+        tx.status.success(),
+        "{}",
+        String::from_utf8_lossy(&tx.stderr)
+    );
+    let out = String::from_utf8_lossy(&tx.stdout);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[0].contains("goodput") && lines[0].contains("rtt ms"),
+        "{out}"
+    );
+    assert!(lines.len() >= 3, "{out}");
+    assert!(lines.last().unwrap().starts_with("2000000 bytes"), "{out}");
+    let r = rx.wait_with_output().unwrap();
+    assert!(r.status.success());
+    assert!(String::from_utf8_lossy(&r.stdout).starts_with("2000000 bytes"));
+}
+
+/// Bad combinations and values are input errors (exit code 2) that say what
+/// is allowed.
+#[test]
+fn send_and_recv_reject_bad_sources_sinks_and_units() {
+    let run = |args: &[&str]| {
+        let o = Command::new(bin()).args(args).output().unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (c, e) = run(&["send", "127.0.0.1:9"]);
+    assert_eq!(c, Some(2));
+    assert!(
+        e.contains("FILE") && e.contains("--bytes") && e.contains("--time"),
+        "{e}"
+    );
+    let (c, e) = run(&["send", "Cargo.toml", "127.0.0.1:9", "--bytes", "1MB"]);
+    assert_eq!(c, Some(2));
+    assert!(e.contains("--bytes") && e.contains("cannot be used"), "{e}");
+    let (c, e) = run(&["send", "127.0.0.1:9", "--bytes", "12parsecs"]);
+    assert_eq!(c, Some(2));
+    assert!(e.contains("--bytes") && e.contains("MiB"), "{e}");
+    let (c, e) = run(&["send", "127.0.0.1:9", "--time", "10"]);
+    assert_eq!(c, Some(2));
+    assert!(e.contains("--time") && e.contains("unit"), "{e}");
+    let (c, e) = run(&["send", "127.0.0.1:9", "--time", "1s", "--interval", "0s"]);
+    assert_eq!(c, Some(2));
+    assert!(e.contains("--interval") && e.contains("above zero"), "{e}");
+    let (c, e) = run(&["recv", "127.0.0.1:0"]);
+    assert_eq!(c, Some(2));
+    assert!(
+        e.contains("--out") && e.contains("--discard") && e.contains("--check"),
+        "{e}"
+    );
+    let (c, e) = run(&["recv", "127.0.0.1:0", "--discard", "--check"]);
+    assert_eq!(c, Some(2));
+    assert!(e.contains("cannot be used"), "{e}");
+}

@@ -499,6 +499,23 @@ impl Sender {
     pub fn start_time(&self) -> Time {
         self.start_time
     }
+    /// Ends an unlimited stream (`total_bytes: None`) where it stands, as
+    /// closing a TCP connection or finishing a QUIC stream does: no new
+    /// data is sent after the packets already numbered, and one empty
+    /// packet carrying [`PacketFlags::FIN`] follows them, so the stream is
+    /// `next_seq() * mss` bytes long. Lost packets are still repaired;
+    /// [`Sender::is_done`] turns true once everything, the FIN included, is
+    /// acknowledged. Returns false and does nothing if the transfer is
+    /// already finite (configured with `total_bytes` or finished before).
+    pub fn finish(&mut self) -> bool {
+        if self.total_pkts.is_some() {
+            return false;
+        }
+        self.total_pkts = Some(self.next_seq + 1);
+        self.last_len = 0;
+        true
+    }
+
     /// True when a finite transfer has been fully acknowledged.
     pub fn is_done(&self) -> bool {
         self.total_pkts.is_some_and(|n| self.snd_una >= n)
@@ -1756,6 +1773,55 @@ mod tests {
         s.handle_ack(5, &ack(3, &[], 2, 0));
         assert!(s.is_done());
         assert_eq!(s.stats().bytes_acked, 2500);
+    }
+
+    #[test]
+    fn finish_ends_an_unlimited_stream_with_an_empty_fin_and_still_repairs_losses() {
+        let cfg = SenderConfig {
+            mss: 1000,
+            ..Default::default()
+        };
+        let mut s = Sender::new(cfg, fixed(10.0), 0);
+        let first: Vec<DataPacket> = (0..4).map(|_| s.poll_transmit(0).unwrap()).collect();
+        assert!(s.finish());
+        assert!(!s.finish(), "a second finish is a no-op");
+        // Window room for six more, but only the empty FIN leaves.
+        let rest: Vec<DataPacket> = std::iter::from_fn(|| s.poll_transmit(0)).collect();
+        assert_eq!(rest.len(), 1);
+        let fin = rest[0];
+        assert_eq!((fin.seq, fin.len), (4, 0));
+        assert!(fin.flags.contains(PacketFlags::FIN));
+        assert!(first.iter().all(|p| !p.flags.contains(PacketFlags::FIN)));
+
+        // Packet 1 is lost: the real receiver gets 0, 2, 3 and the FIN.
+        let mut r = crate::Receiver::new(0, 1000, crate::AckPolicy::EveryPacket);
+        let mut t = 10;
+        for p in [&first[0], &first[2], &first[3], &fin] {
+            r.handle_data(t, p);
+            let a = r.poll_ack(t).unwrap();
+            s.handle_ack(t + 10, &a);
+            t += 1;
+        }
+        assert!(!r.is_complete() && !s.is_done());
+        let rtx = s.poll_transmit(t + 10).expect("the lost packet is resent");
+        assert_eq!((rtx.seq, rtx.len), (1, 1000));
+        assert!(
+            s.poll_transmit(t + 10).is_none(),
+            "no new data after finish"
+        );
+        r.handle_data(t + 20, &rtx);
+        s.handle_ack(t + 30, &r.poll_ack(t + 20).unwrap());
+        assert!(r.is_complete());
+        assert_eq!(r.rcv_nxt(), 5);
+        assert!(s.is_done());
+        assert_eq!(s.stats().bytes_acked, 4000);
+
+        // A finite transfer cannot be finished early.
+        let cfg = SenderConfig {
+            total_bytes: Some(5000),
+            ..Default::default()
+        };
+        assert!(!Sender::new(cfg, fixed(10.0), 0).finish());
     }
 
     #[test]

@@ -12,7 +12,7 @@ use dropless_cc::{PacketFlags, Time};
 use dropless_transport::{DataPacket, Receiver};
 use dropless_wire::{decode, encode_ack, Decoded, MAX_ACK_LEN};
 
-use crate::{check_mss, nanos, random_u32, sys, Clock, RecvOptions, TransferReport};
+use crate::{check_mss, nanos, pattern, random_u32, sys, Clock, RecvOptions, Sink, TransferReport};
 
 /// Longest single wait of the receiver loop (timeouts are checked at least
 /// this often).
@@ -25,28 +25,59 @@ pub fn recv_file(
     out: &Path,
     opts: &RecvOptions,
 ) -> anyhow::Result<TransferReport> {
-    let socket = UdpSocket::bind(bind).with_context(|| format!("binding {bind}"))?;
-    recv_file_on(socket, out, opts)
+    recv(bind, Sink::File(out), opts)
 }
 
 /// Receives one file into `out` on an already bound socket (tests bind port
 /// 0 and read the port with `local_addr` before handing the socket over).
-///
-/// Waits for the first data packet (up to [`RecvOptions::start_timeout`]),
-/// then accepts only datagrams of that connection from that address. The
-/// data goes to a temporary file in `out`'s directory that is renamed to
-/// `out` once every byte has arrived; on any error the temporary file is
-/// removed and `out` is left untouched. After completion the receiver
-/// lingers ([`RecvOptions::linger`]) to re-acknowledge retransmissions.
+/// See [`recv_on`].
 pub fn recv_file_on(
     socket: UdpSocket,
     out: &Path,
     opts: &RecvOptions,
 ) -> anyhow::Result<TransferReport> {
+    recv_on(socket, Sink::File(out), opts)
+}
+
+/// Binds `bind` and receives one transfer into `sink`; see [`recv_on`].
+pub fn recv(
+    bind: SocketAddr,
+    sink: Sink<'_>,
+    opts: &RecvOptions,
+) -> anyhow::Result<TransferReport> {
+    let socket = UdpSocket::bind(bind).with_context(|| format!("binding {bind}"))?;
+    recv_on(socket, sink, opts)
+}
+
+/// Receives one transfer into `sink` on an already bound socket.
+///
+/// Waits for the first data packet (up to [`RecvOptions::start_timeout`]),
+/// then accepts only datagrams of that connection from that address. With
+/// [`Sink::File`] the data goes to a temporary file in the destination's
+/// directory that is renamed into place once every byte has arrived; on any
+/// error the temporary file is removed and the destination is left
+/// untouched. With [`Sink::Check`] every new payload is compared with the
+/// generated stream ([`crate::pattern`]) and the first difference is an
+/// error. After completion the receiver lingers ([`RecvOptions::linger`])
+/// to re-acknowledge retransmissions.
+pub fn recv_on(
+    socket: UdpSocket,
+    sink: Sink<'_>,
+    opts: &RecvOptions,
+) -> anyhow::Result<TransferReport> {
     check_mss(opts.mss)?;
     socket.set_nonblocking(true)?;
     sys::set_buffers(&socket, opts.socket_buffer);
-    let mut part = Some(PartFile::create(out)?);
+    let mut part = match sink {
+        Sink::File(out) => Some(PartFile::create(out)?),
+        Sink::Discard | Sink::Check => None,
+    };
+    let check = sink == Sink::Check;
+    let mut scratch = if check {
+        vec![0u8; opts.mss as usize]
+    } else {
+        Vec::new()
+    };
     let clock = Clock::start();
     let mss = opts.mss as u64;
     let mut buf = vec![0u8; 65_536];
@@ -153,6 +184,14 @@ pub fn recv_file_on(
                     part.file
                         .write_all_at(payload, p.seq * mss)
                         .with_context(|| format!("writing {}", part.tmp.display()))?;
+                } else if check {
+                    if let Some(o) = pattern::first_mismatch(p.seq * mss, payload, &mut scratch) {
+                        bail!(
+                            "byte {o} (packet {}) differs from the generated stream: \
+                             the sender is not sending generated data, or it was corrupted",
+                            p.seq
+                        );
+                    }
                 }
             }
             if c.complete_at.is_none() && c.rx.is_complete() {
@@ -161,7 +200,9 @@ pub fn recv_file_on(
                 let len = fin_seq * mss + fin_len as u64;
                 report.bytes = len;
                 report.duration = nanos(now - c.first_at);
-                part.take().expect("finished once").finish(len, opts.sync)?;
+                if let Some(part) = part.take() {
+                    part.finish(len, opts.sync)?;
+                }
             }
             c.flush_acks(
                 &socket,

@@ -1,0 +1,224 @@
+//! Memory-to-memory transfers (generated data, no files), timed streams and
+//! interval reports, over 127.0.0.1.
+
+mod common;
+
+use std::net::{SocketAddr, UdpSocket};
+use std::time::Duration;
+
+use common::*;
+use dropless_cc::Controller;
+use dropless_udp::{
+    pattern, recv_on, send, Interval, RecvOptions, SendOptions, Sink, Source, TransferReport,
+};
+
+struct Run {
+    send: anyhow::Result<TransferReport>,
+    recv: anyhow::Result<TransferReport>,
+    intervals: Vec<Interval>,
+}
+
+/// A receiver into `sink` on a thread, the sender of `source` on this one.
+fn run(
+    source: Source<'_>,
+    sink: Sink<'static>,
+    cc: Box<dyn Controller>,
+    sopts: &SendOptions,
+    ropts: &RecvOptions,
+) -> Run {
+    let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let peer: SocketAddr = sock.local_addr().unwrap();
+    let ropts = ropts.clone();
+    let h = std::thread::spawn(move || recv_on(sock, sink, &ropts));
+    let mut intervals = Vec::new();
+    let send = send(source, peer, cc, sopts, &mut |i| intervals.push(i.clone()));
+    Run {
+        send,
+        recv: h.join().unwrap(),
+        intervals,
+    }
+}
+
+#[test]
+fn generated_bytes_arrive_intact_and_are_checked() {
+    let _g = serial();
+    let n = 5_000_000 + 123; // not a multiple of the mss: a short last packet
+    let opts = SendOptions::default();
+    let r = run(
+        Source::Bytes(n),
+        Sink::Check,
+        Box::new(FixedWindow(64.0)),
+        &opts,
+        &recv_opts(),
+    );
+    let (s, rx) = (r.send.unwrap(), r.recv.unwrap());
+    assert_eq!((s.bytes, rx.bytes), (n, n));
+    assert!(r.intervals.is_empty(), "no interval reports unless asked");
+    eprintln!("sender: {s}\nreceiver: {rx}");
+}
+
+#[test]
+fn generated_bytes_into_a_file_are_the_pattern() {
+    let dir = TempDir::new("pattern-file");
+    let dst = dir.path("out.bin");
+    let n = 300_001;
+    let d2 = dst.clone();
+    let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let peer = sock.local_addr().unwrap();
+    let ropts = recv_opts();
+    let h = std::thread::spawn(move || recv_on(sock, Sink::File(&d2), &ropts));
+    let s = send(
+        Source::Bytes(n),
+        peer,
+        Box::new(FixedWindow(16.0)),
+        &SendOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap();
+    h.join().unwrap().unwrap();
+    assert_eq!(s.bytes, n);
+    let got = std::fs::read(&dst).unwrap();
+    let mut want = vec![0u8; n as usize];
+    pattern::fill(0, &mut want);
+    assert!(got == want, "the file is not the generated stream");
+}
+
+/// A discarding receiver counts the stream (no file: it has no path to
+/// write to).
+#[test]
+fn discarding_receiver_counts_the_stream() {
+    let r = run(
+        Source::Bytes(1_000_000),
+        Sink::Discard,
+        Box::new(FixedWindow(32.0)),
+        &SendOptions::default(),
+        &recv_opts(),
+    );
+    let rx = r.recv.unwrap();
+    assert_eq!(rx.bytes, 1_000_000);
+    assert_eq!(rx.packets_received - rx.duplicates, 715); // 714 full + 1 short
+    assert_eq!(r.send.unwrap().bytes, 1_000_000);
+}
+
+#[test]
+fn a_file_fails_the_pattern_check_with_the_offset() {
+    let dir = TempDir::new("check-file");
+    let src = dir.path("in.bin");
+    write_random_file(&src, 200_000, 3);
+    let sopts = SendOptions {
+        timeout: Duration::from_secs(1),
+        ..Default::default()
+    };
+    let r = run(
+        Source::File(&src),
+        Sink::Check,
+        Box::new(FixedWindow(8.0)),
+        &sopts,
+        &recv_opts(),
+    );
+    let e = format!("{:#}", r.recv.unwrap_err());
+    assert!(
+        e.contains("differs from the generated stream") && e.contains("byte "),
+        "{e}"
+    );
+    // The receiver stopped answering, so the sender gives up.
+    assert!(r.send.is_err());
+}
+
+/// A paced sender at 40 Mb/s for 1.5 s, reporting every 250 ms: the stream
+/// ends on time, arrives intact, and the intervals tile the transfer and
+/// add up to it.
+#[test]
+fn timed_stream_ends_on_time_and_intervals_add_up() {
+    let _g = serial();
+    let rate_bps = 40e6;
+    let cc = Box::new(FixedRate {
+        cwnd: 1000.0,
+        rate: rate_bps / 8.0,
+    });
+    let sopts = SendOptions {
+        interval: Some(Duration::from_millis(250)),
+        ..Default::default()
+    };
+    let r = run(
+        Source::Time(Duration::from_millis(1500)),
+        Sink::Check,
+        cc,
+        &sopts,
+        &recv_opts(),
+    );
+    let (s, rx) = (r.send.unwrap(), r.recv.unwrap());
+    eprintln!("sender: {s}\nreceiver: {rx}");
+    for i in &r.intervals {
+        eprintln!(
+            "{:.3}-{:.3} s {:.1} Mb/s sent {} cwnd {:?} rtt {:?}",
+            i.start.as_secs_f64(),
+            i.end.as_secs_f64(),
+            i.goodput_bps / 1e6,
+            i.packets_sent,
+            i.cwnd,
+            i.mean_rtt
+        );
+    }
+    // Both sides agree on the stream, which is a whole number of packets.
+    assert_eq!(s.bytes, rx.bytes);
+    assert_eq!(s.bytes % sopts.mss as u64, 0);
+    // It ran for the time asked (plus the last round trip), no longer.
+    let d = s.duration.as_secs_f64();
+    assert!((1.5..2.5).contains(&d), "transfer took {d} s");
+    // Paced at 40 Mb/s of wire bytes, the payload rate is a bit lower.
+    let wire = (sopts.mss + dropless_udp::wire_overhead()) as f64;
+    let expect = rate_bps * sopts.mss as f64 / wire * 1.5 / 8.0;
+    let got = s.bytes as f64;
+    assert!(
+        (0.8 * expect..1.1 * expect).contains(&got),
+        "{got} bytes, expected about {expect}"
+    );
+    // Six full intervals and a short last one (the final round trip); they
+    // tile the transfer and their sums are the report's totals.
+    let iv = &r.intervals;
+    assert!((6..=8).contains(&iv.len()), "{} intervals", iv.len());
+    assert_eq!(iv[0].start, Duration::ZERO);
+    for w in iv.windows(2) {
+        assert_eq!(w[0].end, w[1].start);
+    }
+    assert_eq!(iv.last().unwrap().end, s.duration);
+    for i in &iv[..iv.len() - 1] {
+        let len = (i.end - i.start).as_secs_f64();
+        assert!((0.24..0.35).contains(&len), "interval of {len} s");
+    }
+    assert_eq!(iv.iter().map(|i| i.bytes_acked).sum::<u64>(), s.bytes);
+    assert_eq!(
+        iv.iter().map(|i| i.packets_sent).sum::<u64>(),
+        s.packets_sent
+    );
+    assert_eq!(iv.iter().map(|i| i.retransmits).sum::<u64>(), s.retransmits);
+    // A middle interval runs at the paced rate; the controller's state is
+    // reported.
+    let mid = &iv[2];
+    assert!(
+        (0.8 * rate_bps..1.05 * rate_bps).contains(&mid.goodput_bps),
+        "{} b/s",
+        mid.goodput_bps
+    );
+    assert_eq!(mid.cwnd, Some(1000.0));
+    assert_eq!(mid.pacing_rate_bps, Some(rate_bps));
+    assert!(mid.mean_rtt.is_some() && mid.srtt.is_some());
+}
+
+#[test]
+fn a_zero_interval_is_refused() {
+    let sopts = SendOptions {
+        interval: Some(Duration::ZERO),
+        ..Default::default()
+    };
+    let e = send(
+        Source::Bytes(10),
+        "127.0.0.1:9".parse().unwrap(),
+        Box::new(FixedWindow(1.0)),
+        &sopts,
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert!(format!("{e}").contains("interval"), "{e}");
+}

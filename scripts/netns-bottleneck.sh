@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Runs `dropless send`/`dropless recv` through a real kernel bottleneck: two
+# network namespaces joined by a veth pair, with a token-bucket filter (tbf)
+# as the drop-tail bottleneck queue on the sender's side. For each controller
+# it prints the sender's summary and the packets tbf dropped.
+#
+# Needs root (network namespaces) and iproute2. Not part of CI. The path has
+# no propagation delay (the netem qdisc is not available everywhere): the
+# round trip is the tbf queue plus microseconds of stack, so delay-based
+# controllers show their queue target directly (FAST keeps about alpha
+# packets queued).
+#
+# Usage: sudo scripts/netns-bottleneck.sh [-r RATE] [-l LIMIT_BYTES] [-t TIME] [CC[:NAME=VALUE,...] ...]
+#   sudo scripts/netns-bottleneck.sh                       # newreno cubic fast:alpha=50, 100mbit, 10s
+#   sudo scripts/netns-bottleneck.sh -r 1gbit -l 1500000 -t 20s cubic fast:alpha=200
+# Environment: DROPLESS (the binary; default target/release/dropless, built if missing).
+set -euo pipefail
+
+RATE=100mbit
+LIMIT=150000
+TIME=10s
+while getopts "r:l:t:h" o; do
+    case "$o" in
+    r) RATE=$OPTARG ;;
+    l) LIMIT=$OPTARG ;;
+    t) TIME=$OPTARG ;;
+    *) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2 ;;
+    esac
+done
+shift $((OPTIND - 1))
+CCS=("$@")
+[ ${#CCS[@]} -gt 0 ] || CCS=(newreno cubic fast:alpha=50)
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "error: needs root (network namespaces); try: sudo $0 $*" >&2
+    exit 2
+fi
+cd "$(dirname "$0")/.."
+BIN=${DROPLESS:-target/release/dropless}
+if [ ! -x "$BIN" ]; then
+    cargo build --release -p dropless >&2
+fi
+BIN=$(realpath "$BIN")
+
+NS_S=dropless-snd-$$
+NS_R=dropless-rcv-$$
+OUT=$(mktemp -d)
+cleanup() {
+    ip netns del "$NS_S" 2>/dev/null || true
+    ip netns del "$NS_R" 2>/dev/null || true
+    rm -rf "$OUT"
+}
+trap cleanup EXIT
+
+ip netns add "$NS_S"
+ip netns add "$NS_R"
+ip link add dl-s$$ netns "$NS_S" type veth peer name dl-r$$ netns "$NS_R"
+ip -n "$NS_S" addr add 10.77.0.1/24 dev dl-s$$
+ip -n "$NS_R" addr add 10.77.0.2/24 dev dl-r$$
+ip -n "$NS_S" link set dl-s$$ up
+ip -n "$NS_R" link set dl-r$$ up
+ip -n "$NS_S" link set lo up
+ip -n "$NS_R" link set lo up
+# The bottleneck: tbf at RATE with a LIMIT-byte drop-tail queue, on the data
+# direction only (ACKs return unshaped). Offloads off, so tbf sees packets.
+ip netns exec "$NS_S" ethtool -K dl-s$$ tso off gso off gro off >/dev/null 2>&1 || true
+tc -n "$NS_S" qdisc add dev dl-s$$ root tbf rate "$RATE" burst 15000 limit "$LIMIT"
+
+drops() {
+    tc -n "$NS_S" -s qdisc show dev dl-s$$ | sed -n 's/.*dropped \([0-9]*\).*/\1/p' | head -1
+}
+
+echo "bottleneck: tbf $RATE, queue $LIMIT bytes; $TIME of generated data per controller"
+port=9000
+for spec in "${CCS[@]}"; do
+    cc=${spec%%:*}
+    params=()
+    if [ "$spec" != "$cc" ]; then
+        IFS=, read -r -a kvs <<<"${spec#*:}"
+        for kv in "${kvs[@]}"; do params+=(--param "$kv"); done
+    fi
+    port=$((port + 1))
+    ip netns exec "$NS_R" "$BIN" recv "10.77.0.2:$port" --check --timeout 20 >"$OUT/recv" 2>&1 &
+    rx=$!
+    sleep 0.3
+    before=$(drops)
+    if ! ip netns exec "$NS_S" "$BIN" send "10.77.0.2:$port" --time "$TIME" --cc "$cc" "${params[@]}" >"$OUT/send" 2>&1; then
+        echo "== $spec: sender failed"; cat "$OUT/send"
+    fi
+    wait "$rx" || { echo "== $spec: receiver failed"; cat "$OUT/recv"; }
+    after=$(drops)
+    echo "== $spec: $(tail -1 "$OUT/send")"
+    echo "   tbf drops: $((after - before))"
+done
