@@ -13,7 +13,11 @@
 # Usage: sudo scripts/netns-bottleneck.sh [-r RATE] [-l LIMIT_BYTES] [-t TIME] [CC[:NAME=VALUE,...] ...]
 #   sudo scripts/netns-bottleneck.sh                       # newreno cubic fast:alpha=50, 100mbit, 10s
 #   sudo scripts/netns-bottleneck.sh -r 1gbit -l 1500000 -t 20s cubic fast:alpha=200
-# Environment: DROPLESS (the binary; default target/release/dropless, built if missing).
+# Environment: DROPLESS (the binary; default target/release/dropless, built if
+# missing), SEND_ARGS (more `dropless send` options, e.g. --no-gso or --prr).
+# With GSO (the default) the sender hands the kernel up to 64 datagrams at a
+# time and tbf counts a batch it drops whole as one drop, so "tbf drops" can be
+# below the sender's losses; with SEND_ARGS=--no-gso the two agree.
 set -euo pipefail
 
 RATE=100mbit
@@ -84,11 +88,12 @@ for spec in "${CCS[@]}"; do
     rx=$!
     sleep 0.3
     before=$(drops)
-    if ! ip netns exec "$NS_S" "$BIN" send "10.77.0.2:$port" --time "$TIME" --cc "$cc" "${params[@]}" >"$OUT/send" 2>&1; then
+    if ! ip netns exec "$NS_S" "$BIN" send "10.77.0.2:$port" --time "$TIME" --cc "$cc" "${params[@]}" ${SEND_ARGS:-} >"$OUT/send" 2>&1; then
         echo "== $spec: sender failed"; cat "$OUT/send"
     fi
     wait "$rx" || { echo "== $spec: receiver failed"; cat "$OUT/recv"; }
     after=$(drops)
     echo "== $spec: $(tail -1 "$OUT/send")"
-    echo "   tbf drops: $((after - before))"
+    echo "   receiver: $(tail -1 "$OUT/recv")"
+    echo "   tbf drops (queued units): $((after - before))"
 done

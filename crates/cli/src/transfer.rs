@@ -77,6 +77,10 @@ pub struct SendArgs {
     /// the pipe-limited RFC 6675 rule
     #[arg(long)]
     pub prr: bool,
+    /// One system call per datagram instead of up to 64 (no UDP
+    /// segmentation offload)
+    #[arg(long)]
+    pub no_gso: bool,
 }
 
 /// How the receiver acknowledges.
@@ -201,6 +205,7 @@ pub fn send(a: &SendArgs) -> Result<(), Failure> {
         mss: a.mss,
         timeout: duration("--timeout", a.timeout)?,
         prr: a.prr,
+        gso: !a.no_gso,
         interval: a
             .interval
             .as_deref()

@@ -170,7 +170,7 @@ fn generated_bytes_with_text_intervals() {
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(200));
     let tx = Command::new(bin())
-        .args(["send", &addr, "--bytes", "2MB", "-i", "1ms"])
+        .args(["send", &addr, "--bytes", "2MB", "-i", "1ms", "--no-gso"])
         .output()
         .unwrap();
     assert!(

@@ -34,6 +34,12 @@
 //! * **Output**: the receiver writes into a hidden temporary file in the
 //!   destination directory with positioned writes and renames it to the
 //!   destination only on success; a failed transfer leaves no output file.
+//! * **Socket I/O** goes through `quinn-udp` (see the `io` module): the
+//!   sender hands the kernel up to 64 datagrams per system call (GSO,
+//!   [`SendOptions::gso`]) and the receiver takes coalesced ones (GRO); the
+//!   sockets never fragment, so an mss above the path MTU is an error.
+//!   Between batches of at most 64 packets the sender reads the ACKs that
+//!   arrived meanwhile.
 //! * **No ECN, no handshake**: data leaves as Not-ECT and CE marks are not
 //!   read from the IP header, so controllers see no ECN signal. There is no
 //!   connection setup or rejection message: a receiver that refuses a
@@ -72,6 +78,7 @@ use std::time::{Duration, Instant};
 use dropless_cc::{ConnInfo, Time};
 use dropless_transport::AckPolicy;
 
+mod io;
 pub mod pattern;
 mod recv;
 mod send;
@@ -139,6 +146,12 @@ pub struct SendOptions {
     /// ([`dropless_transport::SenderConfig::prr`], RFC 9937). Default off
     /// (RFC 6675 pipe-limited recovery).
     pub prr: bool,
+    /// Hand the kernel up to 64 datagrams per system call (UDP generic
+    /// segmentation offload, where the platform has it). The kernel or NIC
+    /// splits them into separate datagrams that leave back to back, as the
+    /// transport sent them; a queue discipline on the sending host (e.g.
+    /// tbf) may however drop such a batch as one unit. Default true.
+    pub gso: bool,
     /// Report an [`Interval`] this often to the callback of [`send`] /
     /// [`send_on`] (iperf3's `--interval`); `None` reports none. Default
     /// `None`.
@@ -161,6 +174,7 @@ impl Default for SendOptions {
             max_window: 1 << 16,
             socket_buffer: 4 << 20,
             prr: false,
+            gso: true,
             interval: None,
             debug_drop_every: None,
         }

@@ -12,6 +12,7 @@ use dropless_cc::{PacketFlags, Time};
 use dropless_transport::{DataPacket, Receiver};
 use dropless_wire::{decode, encode_ack, Decoded, MAX_ACK_LEN};
 
+use crate::io::Socket;
 use crate::{check_mss, nanos, pattern, random_u32, sys, Clock, RecvOptions, Sink, TransferReport};
 
 /// Longest single wait of the receiver loop (timeouts are checked at least
@@ -66,8 +67,8 @@ pub fn recv_on(
     opts: &RecvOptions,
 ) -> anyhow::Result<TransferReport> {
     check_mss(opts.mss)?;
-    socket.set_nonblocking(true)?;
     sys::set_buffers(&socket, opts.socket_buffer);
+    let socket = Socket::new(socket).context("setting up the socket")?;
     let mut part = match sink {
         Sink::File(out) => Some(PartFile::create(out)?),
         Sink::Discard | Sink::Check => None,
@@ -80,7 +81,7 @@ pub fn recv_on(
     };
     let clock = Clock::start();
     let mss = opts.mss as u64;
-    let mut buf = vec![0u8; 65_536];
+    let mut buf = socket.recv_buffer(dropless_wire::DATA_HEADER_LEN + opts.mss as usize);
     let mut ack_buf = [0u8; MAX_ACK_LEN];
     let mut report = TransferReport::default();
     let mut conn: Option<Conn> = None;
@@ -99,7 +100,7 @@ pub fn recv_on(
                         bail!(
                             "no data packet arrived within {:.1} s on {}",
                             nanos(t).as_secs_f64(),
-                            socket.local_addr()?
+                            socket.sock.local_addr()?
                         );
                     }
                 }
@@ -142,76 +143,80 @@ pub fn recv_on(
             nanos(d.saturating_sub(now)).min(MAX_RECV_WAIT)
         });
         if wait > Duration::ZERO {
-            sys::wait(&socket, wait, false)?;
+            sys::wait(&socket.sock, wait, false)?;
         }
 
         // Drain the socket.
         loop {
-            let (n, src) = match socket.recv_from(&mut buf) {
-                Ok(x) => x,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+            let (src, n, stride) = match socket.recv(&mut buf) {
+                Ok(Some(x)) => x,
+                Ok(None) => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 // ICMP errors for our ACKs (the sender is gone) and the like.
                 Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => continue,
                 Err(e) if e.kind() == io::ErrorKind::ConnectionReset => continue,
                 Err(e) => return Err(e).context("receiving data"),
             };
-            let Ok(Decoded::Data(p, payload)) = decode(&buf[..n]) else {
-                continue; // not ours, malformed, or an ACK: ignore
-            };
-            let now = clock.now();
-            if conn.is_none() {
-                conn = Some(Conn {
-                    peer: src,
-                    id: p.conn,
-                    rx: Receiver::new(p.conn, opts.mss, opts.ack_policy),
-                    fin: None,
-                    max_seq: 0,
-                    first_at: now,
-                    last_heard: now,
-                    complete_at: None,
-                });
-            }
-            let c = conn.as_mut().expect("set above");
-            if c.peer != src || c.id != p.conn {
-                continue;
-            }
-            c.check(&p, mss)?;
-            c.last_heard = now;
-            let arrival = c.rx.handle_data(now, &p);
-            if arrival.is_new && !payload.is_empty() {
-                if let Some(part) = &part {
-                    part.file
-                        .write_all_at(payload, p.seq * mss)
-                        .with_context(|| format!("writing {}", part.tmp.display()))?;
-                } else if check {
-                    if let Some(o) = pattern::first_mismatch(p.seq * mss, payload, &mut scratch) {
-                        bail!(
-                            "byte {o} (packet {}) differs from the generated stream: \
-                             the sender is not sending generated data, or it was corrupted",
-                            p.seq
-                        );
+            // One datagram, or several of one source `stride` bytes apart (GRO).
+            for dgram in buf[..n].chunks(stride) {
+                let Ok(Decoded::Data(p, payload)) = decode(dgram) else {
+                    continue; // not ours, malformed, or an ACK: ignore
+                };
+                let now = clock.now();
+                if conn.is_none() {
+                    conn = Some(Conn {
+                        peer: src,
+                        id: p.conn,
+                        rx: Receiver::new(p.conn, opts.mss, opts.ack_policy),
+                        fin: None,
+                        max_seq: 0,
+                        first_at: now,
+                        last_heard: now,
+                        complete_at: None,
+                    });
+                }
+                let c = conn.as_mut().expect("set above");
+                if c.peer != src || c.id != p.conn {
+                    continue;
+                }
+                c.check(&p, mss)?;
+                c.last_heard = now;
+                let arrival = c.rx.handle_data(now, &p);
+                if arrival.is_new && !payload.is_empty() {
+                    if let Some(part) = &part {
+                        part.file
+                            .write_all_at(payload, p.seq * mss)
+                            .with_context(|| format!("writing {}", part.tmp.display()))?;
+                    } else if check {
+                        if let Some(o) = pattern::first_mismatch(p.seq * mss, payload, &mut scratch)
+                        {
+                            bail!(
+                                "byte {o} (packet {}) differs from the generated stream: \
+                                 the sender is not sending generated data, or it was corrupted",
+                                p.seq
+                            );
+                        }
                     }
                 }
-            }
-            if c.complete_at.is_none() && c.rx.is_complete() {
-                c.complete_at = Some(now);
-                let (fin_seq, fin_len) = c.fin.expect("complete implies a FIN");
-                let len = fin_seq * mss + fin_len as u64;
-                report.bytes = len;
-                report.duration = nanos(now - c.first_at);
-                if let Some(part) = part.take() {
-                    part.finish(len, opts.sync)?;
+                if c.complete_at.is_none() && c.rx.is_complete() {
+                    c.complete_at = Some(now);
+                    let (fin_seq, fin_len) = c.fin.expect("complete implies a FIN");
+                    let len = fin_seq * mss + fin_len as u64;
+                    report.bytes = len;
+                    report.duration = nanos(now - c.first_at);
+                    if let Some(part) = part.take() {
+                        part.finish(len, opts.sync)?;
+                    }
                 }
+                c.flush_acks(
+                    &socket,
+                    now,
+                    &mut ack_buf,
+                    opts,
+                    &mut report,
+                    &mut ack_count,
+                );
             }
-            c.flush_acks(
-                &socket,
-                now,
-                &mut ack_buf,
-                opts,
-                &mut report,
-                &mut ack_count,
-            );
         }
     }
 
@@ -296,7 +301,7 @@ impl Conn {
     /// ACK is repaired by later ACKs or the sender's retransmission.
     fn flush_acks(
         &mut self,
-        socket: &UdpSocket,
+        socket: &Socket,
         now: Time,
         buf: &mut [u8; MAX_ACK_LEN],
         opts: &RecvOptions,
@@ -316,7 +321,7 @@ impl Conn {
                 report.debug_dropped += 1;
                 continue;
             }
-            if socket.send_to(&buf[..n], self.peer).is_ok() {
+            if socket.sock.send_to(&buf[..n], self.peer).is_ok() {
                 *count += 1;
             }
         }

@@ -12,6 +12,7 @@ use dropless_cc::{Controller, Time};
 use dropless_transport::{DataPacket, Sender, SenderConfig};
 use dropless_wire::{decode, encode_data, Decoded, DATA_HEADER_LEN};
 
+use crate::io::{Batch, Socket};
 use crate::{
     check_mss, nanos, pattern, random_u32, sys, wire_overhead, Clock, Interval, SendOptions,
     Source, TransferReport, MAX_WAIT,
@@ -105,8 +106,8 @@ pub fn send_on(
     socket
         .connect(peer)
         .with_context(|| format!("connecting to {peer}"))?;
-    socket.set_nonblocking(true)?;
     sys::set_buffers(&socket, opts.socket_buffer);
+    let socket = Socket::new(socket).context("setting up the socket")?;
 
     let cfg = SenderConfig {
         conn: opts.conn_id.unwrap_or_else(random_u32),
@@ -125,8 +126,8 @@ pub fn send_on(
     let mut sender = Sender::new(cfg, controller, clock.now());
     let start = clock.now();
     let mut payload = vec![0u8; opts.mss as usize];
-    let mut out = vec![0u8; DATA_HEADER_LEN + opts.mss as usize];
-    let mut ack_buf = [0u8; 2048];
+    let mut batch = Batch::new(&socket, DATA_HEADER_LEN + opts.mss as usize, opts.gso);
+    let mut ack_buf = socket.recv_buffer(2048);
     let mut report = TransferReport {
         controller: sender.controller().name(),
         ..Default::default()
@@ -140,7 +141,13 @@ pub fn send_on(
     let mut next_report = interval.map(|d| start.saturating_add(d));
     let mut last = Snapshot::take(&sender, start);
 
-    let mut transmit = |p: &DataPacket, report: &mut TransferReport| -> anyhow::Result<()> {
+    // Reads (or generates) packet `p`'s payload and adds the datagram to the
+    // batch, which goes out in one system call (GSO) when full or when the
+    // loop has sent what it may.
+    let mut transmit = |p: &DataPacket,
+                        batch: &mut Batch,
+                        report: &mut TransferReport|
+     -> anyhow::Result<()> {
         let len = p.len as usize;
         match &file {
             Some((f, path)) => f
@@ -148,16 +155,25 @@ pub fn send_on(
                 .with_context(|| format!("reading {} at offset {}", path.display(), p.seq * mss))?,
             None => pattern::fill(p.seq * mss, &mut payload[..len]),
         }
-        let n = encode_data(p, &payload[..len], &mut out)?;
+        let n = DATA_HEADER_LEN + len;
+        if !batch.fits(n) {
+            batch
+                .flush(&socket, peer)
+                .or_else(send_error)
+                .context("sending data packets")?;
+        }
+        encode_data(p, &payload[..len], batch.slot(n))?;
         tx_count += 1;
         if opts
             .debug_drop_every
             .is_some_and(|k| k > 0 && tx_count % k == 0)
         {
             report.debug_dropped += 1;
-            return Ok(());
+            batch.discard(n);
+        } else {
+            batch.commit(n);
         }
-        send_datagram(&socket, &out[..n])
+        Ok(())
     };
 
     loop {
@@ -174,15 +190,19 @@ pub fn send_on(
         // window must not keep ACKs waiting in the socket (their RTT
         // samples would include the time spent sending) nor delay timers
         // and interval reports.
-        let mut batch = 0;
-        while batch < BATCH {
+        let mut sent = 0;
+        while sent < BATCH {
             let Some(p) = sender.poll_transmit(now) else {
                 break;
             };
-            transmit(&p, &mut report)?;
-            batch += 1;
+            transmit(&p, &mut batch, &mut report)?;
+            sent += 1;
         }
-        let more = batch == BATCH;
+        batch
+            .flush(&socket, peer)
+            .or_else(send_error)
+            .context("sending data packets")?;
+        let more = sent == BATCH;
         if sender.is_done() {
             break;
         }
@@ -232,31 +252,33 @@ pub fn send_on(
             None => MAX_WAIT,
         };
         if wait > SPIN {
-            sys::wait(&socket, wait - SPIN, false)?;
+            sys::wait(&socket.sock, wait - SPIN, false)?;
         } else if wait > Duration::ZERO {
             std::hint::spin_loop();
         }
         // Drain every ACK that is there.
         loop {
-            match socket.recv(&mut ack_buf) {
-                Ok(n) => {
-                    last_refused = false;
-                    if let Ok(Decoded::Ack(a)) = decode(&ack_buf[..n]) {
-                        if a.conn == sender.config().conn {
-                            report.acks += 1;
-                            sender.handle_ack(clock.now(), &a);
-                        }
-                    }
-                    // Anything else (garbage, data, other connections): ignored.
-                }
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
+            let (n, stride) = match socket.recv(&mut ack_buf) {
+                Ok(Some((_, n, stride))) => (n, stride),
+                Ok(None) => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
                     // ICMP port unreachable from an earlier datagram: the
                     // receiver is not (yet) there; the timeout decides.
                     last_refused = true;
+                    continue;
                 }
                 Err(e) => return Err(e).context("receiving ACKs"),
+            };
+            last_refused = false;
+            for dgram in ack_buf[..n].chunks(stride) {
+                if let Ok(Decoded::Ack(a)) = decode(dgram) {
+                    if a.conn == sender.config().conn {
+                        report.acks += 1;
+                        sender.handle_ack(clock.now(), &a);
+                    }
+                }
+                // Anything else (garbage, data, other connections): ignored.
             }
         }
     }
@@ -359,22 +381,18 @@ const BATCH: u32 = 64;
 /// about the wake-up latency of a timed wait.
 const SPIN: Duration = Duration::from_micros(50);
 
-/// Sends one datagram on a non-blocking connected socket, waiting for buffer
-/// space if the socket is full. A refused datagram (ICMP port unreachable)
-/// or one the stack has no buffer for (`ENOBUFS`) counts as sent: to the
-/// transport it is simply lost.
-fn send_datagram(socket: &UdpSocket, buf: &[u8]) -> anyhow::Result<()> {
-    loop {
-        match socket.send(buf) {
-            Ok(_) => return Ok(()),
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
-                sys::wait(socket, MAX_WAIT, true)?;
-            }
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => return Ok(()),
-            // No buffer space in the network stack: the datagram is lost.
-            Err(e) if e.raw_os_error() == Some(libc::ENOBUFS) => return Ok(()),
-            Err(e) => return Err(e).context("sending a data packet"),
-        }
+/// What a failed send means to the transfer. A refused datagram (ICMP port
+/// unreachable) or one the stack has no buffer for (`ENOBUFS`) counts as
+/// sent: to the transport it is simply lost. A datagram larger than the path
+/// allows is a clear error (the socket never fragments); anything else is
+/// passed on.
+fn send_error(e: io::Error) -> io::Result<()> {
+    match e.raw_os_error() {
+        Some(libc::ECONNREFUSED) | Some(libc::ENOBUFS) => Ok(()),
+        Some(libc::EMSGSIZE) => Err(io::Error::new(
+            e.kind(),
+            format!("{e}: a datagram exceeds the interface MTU; use a smaller mss"),
+        )),
+        _ => Err(e),
     }
 }

@@ -39,22 +39,28 @@ fn run(
     }
 }
 
+/// With and without segmentation offload (GSO).
 #[test]
 fn generated_bytes_arrive_intact_and_are_checked() {
     let _g = serial();
     let n = 5_000_000 + 123; // not a multiple of the mss: a short last packet
-    let opts = SendOptions::default();
-    let r = run(
-        Source::Bytes(n),
-        Sink::Check,
-        Box::new(FixedWindow(64.0)),
-        &opts,
-        &recv_opts(),
-    );
-    let (s, rx) = (r.send.unwrap(), r.recv.unwrap());
-    assert_eq!((s.bytes, rx.bytes), (n, n));
-    assert!(r.intervals.is_empty(), "no interval reports unless asked");
-    eprintln!("sender: {s}\nreceiver: {rx}");
+    for gso in [true, false] {
+        let opts = SendOptions {
+            gso,
+            ..Default::default()
+        };
+        let r = run(
+            Source::Bytes(n),
+            Sink::Check,
+            Box::new(FixedWindow(64.0)),
+            &opts,
+            &recv_opts(),
+        );
+        let (s, rx) = (r.send.unwrap(), r.recv.unwrap());
+        assert_eq!((s.bytes, rx.bytes), (n, n));
+        assert!(r.intervals.is_empty(), "no interval reports unless asked");
+        eprintln!("gso {gso}\n  sender: {s}\n  receiver: {rx}");
+    }
 }
 
 #[test]
