@@ -10,7 +10,12 @@
 # controllers show their queue target directly (FAST keeps about alpha
 # packets queued).
 #
-# Usage: sudo scripts/netns-bottleneck.sh [-r RATE] [-l LIMIT_BYTES] [-t TIME] [CC[:NAME=VALUE,...] ...]
+# With -e PERCENT the sender sends ECN-capable (--ecn) and an nftables rule on
+# the bottleneck marks that share of its ECT packets CE (a marking router
+# emulated by random marking: this kernel has no RED or fq_codel); needs nft.
+# The rule sees a GSO batch as one packet and marks all of it.
+#
+# Usage: sudo scripts/netns-bottleneck.sh [-r RATE] [-l LIMIT_BYTES] [-t TIME] [-e PERCENT] [CC[:NAME=VALUE,...] ...]
 #   sudo scripts/netns-bottleneck.sh                       # newreno cubic fast:alpha=50, 100mbit, 10s
 #   sudo scripts/netns-bottleneck.sh -r 1gbit -l 1500000 -t 20s cubic fast:alpha=200
 # Environment: DROPLESS (the binary; default target/release/dropless, built if
@@ -23,11 +28,13 @@ set -euo pipefail
 RATE=100mbit
 LIMIT=150000
 TIME=10s
-while getopts "r:l:t:h" o; do
+MARK=
+while getopts "r:l:t:e:h" o; do
     case "$o" in
     r) RATE=$OPTARG ;;
     l) LIMIT=$OPTARG ;;
     t) TIME=$OPTARG ;;
+    e) MARK=$OPTARG ;;
     *) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2 ;;
     esac
 done
@@ -70,11 +77,21 @@ ip -n "$NS_R" link set lo up
 ip netns exec "$NS_S" ethtool -K dl-s$$ tso off gso off gro off >/dev/null 2>&1 || true
 tc -n "$NS_S" qdisc add dev dl-s$$ root tbf rate "$RATE" burst 15000 limit "$LIMIT"
 
+ECN_ARGS=()
+if [ -n "$MARK" ]; then
+    command -v nft >/dev/null || { echo "error: -e needs nft (nftables)" >&2; exit 2; }
+    ip netns exec "$NS_S" nft add table ip dropless
+    ip netns exec "$NS_S" nft add chain ip dropless post '{ type filter hook postrouting priority 0; }'
+    ip netns exec "$NS_S" nft add rule ip dropless post oifname "dl-s$$" ip ecn ect0 \
+        numgen random mod 10000 '<' "$(awk -v p="$MARK" 'BEGIN { printf "%d", p * 100 }')" ip ecn set ce
+    ECN_ARGS=(--ecn)
+fi
+
 drops() {
     tc -n "$NS_S" -s qdisc show dev dl-s$$ | sed -n 's/.*dropped \([0-9]*\).*/\1/p' | head -1
 }
 
-echo "bottleneck: tbf $RATE, queue $LIMIT bytes; $TIME of generated data per controller"
+echo "bottleneck: tbf $RATE, queue $LIMIT bytes${MARK:+, CE marks on $MARK % of ECT packets}; $TIME of generated data per controller"
 port=9000
 for spec in "${CCS[@]}"; do
     cc=${spec%%:*}
@@ -88,7 +105,7 @@ for spec in "${CCS[@]}"; do
     rx=$!
     sleep 0.3
     before=$(drops)
-    if ! ip netns exec "$NS_S" "$BIN" send "10.77.0.2:$port" --time "$TIME" --cc "$cc" "${params[@]}" ${SEND_ARGS:-} >"$OUT/send" 2>&1; then
+    if ! ip netns exec "$NS_S" "$BIN" send "10.77.0.2:$port" --time "$TIME" --cc "$cc" "${params[@]}" "${ECN_ARGS[@]}" ${SEND_ARGS:-} >"$OUT/send" 2>&1; then
         echo "== $spec: sender failed"; cat "$OUT/send"
     fi
     wait "$rx" || { echo "== $spec: receiver failed"; cat "$OUT/recv"; }

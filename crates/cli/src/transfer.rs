@@ -81,6 +81,10 @@ pub struct SendArgs {
     /// segmentation offload)
     #[arg(long)]
     pub no_gso: bool,
+    /// Send ECN-capable (ECT(0)) and react to the congestion marks (CE) the
+    /// receiver echoes (RFC 3168)
+    #[arg(long)]
+    pub ecn: bool,
 }
 
 /// How the receiver acknowledges.
@@ -206,6 +210,7 @@ pub fn send(a: &SendArgs) -> Result<(), Failure> {
         timeout: duration("--timeout", a.timeout)?,
         prr: a.prr,
         gso: !a.no_gso,
+        ecn: a.ecn,
         interval: a
             .interval
             .as_deref()
@@ -305,6 +310,7 @@ fn report_json(r: &TransferReport) -> serde_json::Value {
         v["packets_received"] = r.packets_received.into();
         v["duplicates"] = r.duplicates.into();
         v["acks_sent"] = r.acks.into();
+        v["ce_marks"] = r.ce_marks.into();
     } else {
         v["controller"] = r.controller.into();
         v["packets_sent"] = r.packets_sent.into();
@@ -313,6 +319,8 @@ fn report_json(r: &TransferReport) -> serde_json::Value {
         v["congestion_events"] = r.congestion_events.into();
         v["rtos"] = r.rtos.into();
         v["prr_recoveries"] = r.prr_recoveries.into();
+        v["ce_marks"] = r.ce_marks.into();
+        v["ecn_events"] = r.ecn_events.into();
         v["acks_received"] = r.acks.into();
         v["srtt_s"] = secs(r.srtt);
         v["min_rtt_s"] = secs(r.min_rtt);

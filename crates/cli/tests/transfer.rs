@@ -134,7 +134,7 @@ fn timed_generated_stream_with_json_intervals_and_checking_receiver() {
             "250ms",
             "--json",
         ])
-        .args(["--cc", "fast", "--param", "alpha=50"])
+        .args(["--cc", "fast", "--param", "alpha=50", "--ecn"])
         .output()
         .unwrap();
     assert!(
@@ -150,6 +150,12 @@ fn timed_generated_stream_with_json_intervals_and_checking_receiver() {
     assert!(bytes > 0);
     assert_eq!(r["bytes"].as_u64(), Some(bytes));
     assert_eq!(s["controller"], "fast");
+    // ECN on, but nothing on loopback marks: the counters are there and 0.
+    assert_eq!(
+        (s["ce_marks"].as_u64(), s["ecn_events"].as_u64()),
+        (Some(0), Some(0))
+    );
+    assert_eq!(r["ce_marks"].as_u64(), Some(0));
     let d = s["duration_s"].as_f64().unwrap();
     assert!((1.0..2.0).contains(&d), "{d} s");
     let iv = s["intervals"].as_array().unwrap();

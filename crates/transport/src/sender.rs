@@ -289,6 +289,9 @@ pub struct SenderStats {
     /// Fast recoveries run under Proportional Rate Reduction
     /// ([`SenderConfig::prr`], RFC 9937); 0 without it.
     pub prr_recoveries: u64,
+    /// CE marks the receiver has echoed (RFC 3168), whether or not they
+    /// started a congestion event.
+    pub ce_marks: u64,
     /// Per-event records, oldest first (one per event, not per packet).
     pub events: Vec<EventRecord>,
     /// Sum of all RTT samples, in seconds (for the mean RTT).
@@ -1098,6 +1101,7 @@ impl Sender {
 
         let new_ce = ack.ce_count.saturating_sub(self.ce_seen);
         self.ce_seen = self.ce_seen.max(ack.ce_count);
+        self.stats.ce_marks = self.ce_seen;
         let cause = if newly_lost > 0 {
             Some(CongestionCause::Loss)
         } else if new_ce > 0 {

@@ -14,7 +14,8 @@
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
 
-use quinn_udp::{RecvMeta, Transmit, UdpSocketState};
+use dropless_transport::Ecn;
+use quinn_udp::{EcnCodepoint, RecvMeta, Transmit, UdpSocketState};
 
 use crate::{sys, MAX_WAIT};
 
@@ -46,10 +47,21 @@ impl Socket {
     /// shorter), to `dest` in one system call, waiting while the socket
     /// buffer is full. Errors other than a full buffer are returned as the
     /// kernel gave them.
-    pub(crate) fn send(&self, dest: SocketAddr, contents: &[u8], segment: usize) -> io::Result<()> {
+    pub(crate) fn send(
+        &self,
+        dest: SocketAddr,
+        contents: &[u8],
+        segment: usize,
+        ecn: Ecn,
+    ) -> io::Result<()> {
         let t = Transmit {
             destination: dest,
-            ecn: None,
+            ecn: match ecn {
+                Ecn::NotEct => None,
+                Ecn::Ect0 => Some(EcnCodepoint::Ect0),
+                Ecn::Ect1 => Some(EcnCodepoint::Ect1),
+                Ecn::Ce => Some(EcnCodepoint::Ce),
+            },
             contents,
             segment_size: (contents.len() > segment).then_some(segment),
             src_ip: None,
@@ -66,10 +78,11 @@ impl Socket {
         }
     }
 
-    /// Receives one buffer of datagrams into `buf`: `(source, bytes,
-    /// stride)`, the datagrams being `buf[..bytes].chunks(stride)`. `None`
-    /// when nothing is waiting.
-    pub(crate) fn recv(&self, buf: &mut [u8]) -> io::Result<Option<(SocketAddr, usize, usize)>> {
+    /// Receives one buffer of datagrams into `buf`: the datagrams are
+    /// `buf[..len].chunks(stride)`, all from `src` with the IP header's ECN
+    /// codepoint `ecn` (GRO merges only datagrams with equal headers).
+    /// `None` when nothing is waiting.
+    pub(crate) fn recv(&self, buf: &mut [u8]) -> io::Result<Option<Received>> {
         let mut meta = [RecvMeta::default()];
         let mut bufs = [io::IoSliceMut::new(buf)];
         match self.state.recv((&self.sock).into(), &mut bufs, &mut meta) {
@@ -77,12 +90,35 @@ impl Socket {
             Ok(_) => {
                 let m = meta[0];
                 let stride = if m.stride == 0 { m.len } else { m.stride };
-                Ok(Some((m.addr, m.len, stride.max(1))))
+                Ok(Some(Received {
+                    src: m.addr,
+                    len: m.len,
+                    stride: stride.max(1),
+                    ecn: match m.ecn {
+                        None => Ecn::NotEct,
+                        Some(EcnCodepoint::Ect0) => Ecn::Ect0,
+                        Some(EcnCodepoint::Ect1) => Ecn::Ect1,
+                        Some(EcnCodepoint::Ce) => Ecn::Ce,
+                    },
+                }))
             }
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(None),
             Err(e) => Err(e),
         }
     }
+}
+
+/// What one [`Socket::recv`] got.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Received {
+    /// Sender of every datagram in the buffer.
+    pub(crate) src: SocketAddr,
+    /// Bytes in the buffer.
+    pub(crate) len: usize,
+    /// Datagram size (the last may be shorter).
+    pub(crate) stride: usize,
+    /// ECN codepoint of the IP header (Not-ECT where it cannot be read).
+    pub(crate) ecn: Ecn,
 }
 
 /// Outgoing datagrams gathered for one [`Socket::send`]: all but the last of
@@ -152,11 +188,11 @@ impl Batch {
     }
 
     /// Sends what is gathered.
-    pub(crate) fn flush(&mut self, socket: &Socket, dest: SocketAddr) -> io::Result<()> {
+    pub(crate) fn flush(&mut self, socket: &Socket, dest: SocketAddr, ecn: Ecn) -> io::Result<()> {
         if self.count == 0 {
             return Ok(());
         }
-        let r = socket.send(dest, &self.buf, self.segment);
+        let r = socket.send(dest, &self.buf, self.segment, ecn);
         self.buf.clear();
         self.count = 0;
         self.closed = false;
@@ -219,21 +255,23 @@ mod tests {
             .enumerate()
         {
             if !b.fits(len) {
-                b.flush(&tx, dest).unwrap();
+                b.flush(&tx, dest, Ecn::Ect0).unwrap();
             }
             b.slot(len).fill(i as u8);
             b.commit(len);
             sent.push((i as u8, len));
         }
-        b.flush(&tx, dest).unwrap();
+        b.flush(&tx, dest, Ecn::Ect0).unwrap();
         let mut buf = rx.recv_buffer(1000);
         let mut got = Vec::new();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
         while got.len() < sent.len() && std::time::Instant::now() < deadline {
             match rx.recv(&mut buf).unwrap() {
-                Some((src, n, stride)) => {
-                    assert_eq!(src, tx.sock.local_addr().unwrap());
-                    for d in buf[..n].chunks(stride) {
+                Some(r) => {
+                    assert_eq!(r.src, tx.sock.local_addr().unwrap());
+                    // The IP header's ECN field made the round trip.
+                    assert_eq!(r.ecn, Ecn::Ect0);
+                    for d in buf[..r.len].chunks(r.stride) {
                         assert!(d.iter().all(|&x| x == d[0]), "datagram mixed up");
                         got.push((d[0], d.len()));
                     }

@@ -40,8 +40,10 @@
 //!   sockets never fragment, so an mss above the path MTU is an error.
 //!   Between batches of at most 64 packets the sender reads the ACKs that
 //!   arrived meanwhile.
-//! * **No ECN, no handshake**: data leaves as Not-ECT and CE marks are not
-//!   read from the IP header, so controllers see no ECN signal. There is no
+//! * **ECN**: with [`SendOptions::ecn`] data leaves as ECT(0); the receiver
+//!   takes each packet's codepoint from its IP header (so a router's CE mark
+//!   counts) and echoes CE marks, to which the controller reacts.
+//! * **No handshake**: there is no
 //!   connection setup or rejection message: a receiver that refuses a
 //!   connection (wrong mss) just stops answering, and the sender fails after
 //!   [`SendOptions::timeout`].
@@ -146,6 +148,11 @@ pub struct SendOptions {
     /// ([`dropless_transport::SenderConfig::prr`], RFC 9937). Default off
     /// (RFC 6675 pipe-limited recovery).
     pub prr: bool,
+    /// Send data ECN-capable (ECT(0) in the IP header, RFC 3168): a router
+    /// may then mark congestion (CE) instead of dropping, the receiver
+    /// echoes the marks and the controller reacts once per window as to a
+    /// loss. Default false.
+    pub ecn: bool,
     /// Hand the kernel up to 64 datagrams per system call (UDP generic
     /// segmentation offload, where the platform has it). The kernel or NIC
     /// splits them into separate datagrams that leave back to back, as the
@@ -174,6 +181,7 @@ impl Default for SendOptions {
             max_window: 1 << 16,
             socket_buffer: 4 << 20,
             prr: false,
+            ecn: false,
             gso: true,
             interval: None,
             debug_drop_every: None,
@@ -272,6 +280,10 @@ pub struct RecvOptions {
     /// **Test hook**, leave `None` in real use: when `Some(n)`, every `n`-th
     /// ACK is silently not sent.
     pub debug_drop_ack_every: Option<u64>,
+    /// **Test hook**, leave `None` in real use: when `Some(n)`, every `n`-th
+    /// data packet that arrives ECN-capable is taken as CE-marked, as a
+    /// marking router would leave it (Not-ECT packets cannot be marked).
+    pub debug_mark_ce_every: Option<u64>,
 }
 
 impl Default for RecvOptions {
@@ -285,6 +297,7 @@ impl Default for RecvOptions {
             sync: true,
             socket_buffer: 4 << 20,
             debug_drop_ack_every: None,
+            debug_mark_ce_every: None,
         }
     }
 }
@@ -315,6 +328,11 @@ pub struct TransferReport {
     /// Fast recoveries run under Proportional Rate Reduction
     /// ([`SendOptions::prr`]; sender, 0 without it).
     pub prr_recoveries: u64,
+    /// CE-marked data packets: received (receiver) or echoed by the
+    /// receiver (sender).
+    pub ce_marks: u64,
+    /// Congestion events started by CE marks rather than losses (sender).
+    pub ecn_events: u64,
     /// Smoothed RTT at the end (sender; `None` without any sample).
     pub srtt: Option<Duration>,
     /// Smallest RTT seen (sender).
@@ -368,6 +386,13 @@ impl fmt::Display for TransferReport {
             if self.prr_recoveries > 0 {
                 write!(f, ", {} with PRR", self.prr_recoveries)?;
             }
+            if self.ce_marks > 0 || self.ecn_events > 0 {
+                write!(
+                    f,
+                    ", {} CE marks echoed ({} ECN events)",
+                    self.ce_marks, self.ecn_events
+                )?;
+            }
             if let Some(s) = self.srtt {
                 write!(f, ", srtt {:.1} µs", s.as_secs_f64() * 1e6)?;
             }
@@ -383,6 +408,9 @@ impl fmt::Display for TransferReport {
                 "; {} packets received, {} duplicates, {} ACKs",
                 self.packets_received, self.duplicates, self.acks
             )?;
+            if self.ce_marks > 0 {
+                write!(f, ", {} CE-marked", self.ce_marks)?;
+            }
         }
         if self.debug_dropped > 0 {
             write!(f, "; {} dropped by test hook", self.debug_dropped)?;

@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use dropless_cc::{PacketFlags, Time};
-use dropless_transport::{DataPacket, Receiver};
+use dropless_transport::{DataPacket, Ecn, Receiver};
 use dropless_wire::{decode, encode_ack, Decoded, MAX_ACK_LEN};
 
-use crate::io::Socket;
+use crate::io::{Received, Socket};
 use crate::{check_mss, nanos, pattern, random_u32, sys, Clock, RecvOptions, Sink, TransferReport};
 
 /// Longest single wait of the receiver loop (timeouts are checked at least
@@ -89,6 +89,7 @@ pub fn recv_on(
     let idle = opts.idle_timeout.as_nanos() as Time;
     let linger = opts.linger.as_nanos() as Time;
     let mut ack_count = 0u64;
+    let mut ect_count = 0u64;
 
     loop {
         // Timers.
@@ -148,8 +149,13 @@ pub fn recv_on(
 
         // Drain the socket.
         loop {
-            let (src, n, stride) = match socket.recv(&mut buf) {
-                Ok(Some(x)) => x,
+            let Received {
+                src,
+                len: n,
+                stride,
+                ecn,
+            } = match socket.recv(&mut buf) {
+                Ok(Some(r)) => r,
                 Ok(None) => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 // ICMP errors for our ACKs (the sender is gone) and the like.
@@ -159,9 +165,21 @@ pub fn recv_on(
             };
             // One datagram, or several of one source `stride` bytes apart (GRO).
             for dgram in buf[..n].chunks(stride) {
-                let Ok(Decoded::Data(p, payload)) = decode(dgram) else {
+                let Ok(Decoded::Data(mut p, payload)) = decode(dgram) else {
                     continue; // not ours, malformed, or an ACK: ignore
                 };
+                // What counts is the IP header's ECN field, which a router
+                // may have set to CE, not the codepoint the sender wrote.
+                p.ecn = ecn;
+                if matches!(ecn, Ecn::Ect0 | Ecn::Ect1) {
+                    ect_count += 1;
+                    if opts
+                        .debug_mark_ce_every
+                        .is_some_and(|k| k > 0 && ect_count % k == 0)
+                    {
+                        p.ecn = Ecn::Ce;
+                    }
+                }
                 let now = clock.now();
                 if conn.is_none() {
                     conn = Some(Conn {
@@ -224,6 +242,7 @@ pub fn recv_on(
     let st = c.rx.stats();
     report.packets_received = st.packets_received;
     report.duplicates = st.duplicates;
+    report.ce_marks = st.ce_received;
     report.acks = ack_count;
     report.set_goodput();
     Ok(report)

@@ -8,8 +8,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
-use dropless_cc::{Controller, Time};
-use dropless_transport::{DataPacket, Sender, SenderConfig};
+use dropless_cc::{CongestionCause, Controller, Time};
+use dropless_transport::{DataPacket, Ecn, Sender, SenderConfig};
 use dropless_wire::{decode, encode_data, Decoded, DATA_HEADER_LEN};
 
 use crate::io::{Batch, Socket};
@@ -118,8 +118,11 @@ pub fn send_on(
         min_rto: opts.min_rto.as_nanos() as u64,
         max_window: opts.max_window.max(1),
         prr: opts.prr,
+        ecn: opts.ecn,
         ..SenderConfig::default()
     };
+    // Every data packet carries the same codepoint in its IP header.
+    let ecn = if opts.ecn { Ecn::Ect0 } else { Ecn::NotEct };
     let mss = opts.mss as u64;
     let _slack = sys::TimerSlack::fine();
     let clock = Clock::start();
@@ -158,7 +161,7 @@ pub fn send_on(
         let n = DATA_HEADER_LEN + len;
         if !batch.fits(n) {
             batch
-                .flush(&socket, peer)
+                .flush(&socket, peer, ecn)
                 .or_else(send_error)
                 .context("sending data packets")?;
         }
@@ -199,7 +202,7 @@ pub fn send_on(
             sent += 1;
         }
         batch
-            .flush(&socket, peer)
+            .flush(&socket, peer, ecn)
             .or_else(send_error)
             .context("sending data packets")?;
         let more = sent == BATCH;
@@ -259,7 +262,7 @@ pub fn send_on(
         // Drain every ACK that is there.
         loop {
             let (n, stride) = match socket.recv(&mut ack_buf) {
-                Ok(Some((_, n, stride))) => (n, stride),
+                Ok(Some(r)) => (r.len, r.stride),
                 Ok(None) => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
@@ -296,6 +299,12 @@ pub fn send_on(
     report.congestion_events = st.congestion_events;
     report.rtos = st.rtos;
     report.prr_recoveries = st.prr_recoveries;
+    report.ce_marks = st.ce_marks;
+    report.ecn_events = st
+        .events
+        .iter()
+        .filter(|e| e.cause == CongestionCause::Ecn && !e.rto)
+        .count() as u64;
     let rtt = sender.rtt();
     if rtt.has_sample() {
         report.srtt = Some(nanos(rtt.srtt()));

@@ -228,3 +228,42 @@ fn a_zero_interval_is_refused() {
     .unwrap_err();
     assert!(format!("{e}").contains("interval"), "{e}");
 }
+
+/// ECN end to end over real sockets: with `ecn` the data leaves ECT(0), the
+/// receiver reads that from the IP header, so an (emulated) marking router
+/// can set CE; the marks are echoed and NewReno reacts to them without any
+/// loss. Without `ecn` the packets are Not-ECT and cannot be marked.
+#[test]
+fn ecn_marks_travel_back_and_the_controller_reacts() {
+    let _g = serial();
+    let ropts = RecvOptions {
+        debug_mark_ce_every: Some(500),
+        ..recv_opts()
+    };
+    let n = 5_000_000;
+    let cc =
+        || dropless_cc::registry::build("newreno", &[], &dropless_udp::conn_info(1400)).unwrap();
+    let on = SendOptions {
+        ecn: true,
+        ..Default::default()
+    };
+    let r = run(Source::Bytes(n), Sink::Check, cc(), &on, &ropts);
+    let (s, rx) = (r.send.unwrap(), r.recv.unwrap());
+    eprintln!("ecn on\n  sender: {s}\n  receiver: {rx}");
+    // 3572 packets: every 500th ECT arrival marked.
+    assert_eq!(rx.ce_marks, (rx.packets_received / 500));
+    assert!(rx.ce_marks >= 7);
+    assert_eq!(s.ce_marks, rx.ce_marks, "every mark echoed");
+    assert!(s.ecn_events >= 1 && s.ecn_events <= s.ce_marks, "{s}");
+    assert_eq!(
+        s.congestion_events, s.ecn_events,
+        "no other congestion: {s}"
+    );
+    assert_eq!((s.packets_lost, s.retransmits), (0, 0));
+
+    let off = SendOptions::default();
+    let r = run(Source::Bytes(n), Sink::Check, cc(), &off, &ropts);
+    let (s, rx) = (r.send.unwrap(), r.recv.unwrap());
+    eprintln!("ecn off\n  sender: {s}\n  receiver: {rx}");
+    assert_eq!((rx.ce_marks, s.ce_marks, s.ecn_events), (0, 0, 0));
+}
