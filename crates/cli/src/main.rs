@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 mod bench;
+mod emulate;
 mod list;
 mod output;
 mod plot;
@@ -96,6 +97,9 @@ enum Command {
     /// Receive one transfer over UDP into a file, or count and check it
     #[command(after_help = transfer::RECV_HELP)]
     Recv(transfer::RecvArgs),
+    /// Emulate a bottleneck link (rate, delay, buffer, loss, ECN) between two TUN devices
+    #[command(after_help = emulate::EMULATE_HELP)]
+    Emulate(emulate::EmulateArgs),
     /// Closed-form models (FAST and Vegas equilibria, thesis chapter 4)
     #[command(after_help = MODEL_HELP)]
     Model {
@@ -242,6 +246,7 @@ fn main() -> ExitCode {
         Command::Send(a) => transfer::send(&a),
         Command::Recv(a) => transfer::recv(&a),
         Command::Bench(a) => bench::bench(&a),
+        Command::Emulate(a) => emulate::emulate(&a),
         Command::BenchOne(a) => bench::bench_one(&a),
         Command::Sweep(a) => sweep::sweep(&a),
         Command::Model {

@@ -236,3 +236,40 @@ fn send_and_recv_reject_bad_sources_sinks_and_units() {
     assert_eq!(c, Some(2));
     assert!(e.contains("cannot be used"), "{e}");
 }
+
+/// `dropless emulate` checks its values before touching any device (so no
+/// root is needed to see the errors).
+#[test]
+fn emulate_rejects_bad_values_naming_the_option() {
+    let run = |args: &[&str]| {
+        let o = Command::new(bin())
+            .arg("emulate")
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let ok = ["--rate", "100Mbps", "--delay", "25ms", "--buffer", "625kB"];
+    let with = |i: usize, v: &'static str| {
+        let mut a = ok.to_vec();
+        a[i] = v;
+        a
+    };
+    let (c, e) = run(&with(1, "fast"));
+    assert_eq!(c, Some(2));
+    assert!(e.contains("--rate") && e.contains("Mbps"), "{e}");
+    let (c, e) = run(&with(3, "25"));
+    assert_eq!(c, Some(2));
+    assert!(e.contains("--delay") && e.contains("unit"), "{e}");
+    let (c, e) = run(&with(5, "0B"));
+    assert_eq!(c, Some(2));
+    assert!(e.contains("--buffer"), "{e}");
+    let mut a = ok.to_vec();
+    a.extend(["--loss", "2"]);
+    let (c, e) = run(&a);
+    assert_eq!(c, Some(2));
+    assert!(e.contains("--loss") && e.contains("probability"), "{e}");
+}

@@ -1,0 +1,111 @@
+//! `dropless emulate`: a bottleneck link in user space between two TUN
+//! devices (`dropless_emu`), for real transfers over a long fat path.
+
+use dropless_emu::{Link, LinkConfig, LinkStats};
+use dropless_scenario::units::{self, fmt_rate};
+
+use crate::Failure;
+
+pub const EMULATE_HELP: &str = "\
+Creates TUN devices A and B and forwards IP packets between them through one
+emulated link per direction: the given rate, one-way delay, drop-tail buffer,
+random loss and ECN step marking (ECT packets are set to CE when more than
+--mark-above bytes are queued). Runs until interrupted (Ctrl-C, SIGTERM), then
+prints each direction's counters. Needs root. Move the devices into two
+network namespaces and address them; scripts/netns-path.sh does all of it and
+runs `dropless send`/`recv` across.
+
+Examples:
+  dropless emulate --rate 100Mbps --delay 25ms --buffer 625kB
+  dropless emulate --rate 1Gbps --delay 50ms --buffer 12.5MB --mark-above 1MB
+  dropless emulate --rate 100Mbps --delay 10ms --buffer 100kB --loss 0.001 --seed 7";
+
+/// Arguments of `dropless emulate`.
+#[derive(clap::Args, Debug)]
+pub struct EmulateArgs {
+    /// Link rate in each direction, e.g. 100Mbps, 1Gbps
+    #[arg(long)]
+    pub rate: String,
+    /// One-way propagation delay in each direction, e.g. 25ms
+    #[arg(long)]
+    pub delay: String,
+    /// Drop-tail buffer in each direction, e.g. 625kB
+    #[arg(long)]
+    pub buffer: String,
+    /// Probability that a packet is lost (both directions)
+    #[arg(long, default_value_t = 0.0)]
+    pub loss: f64,
+    /// Mark ECT packets CE above this queue, e.g. 100kB (default: never)
+    #[arg(long, value_name = "SIZE")]
+    pub mark_above: Option<String>,
+    /// Seed of the random loss
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Name of TUN device A
+    #[arg(long, default_value = "dlemu-a")]
+    pub tun_a: String,
+    /// Name of TUN device B
+    #[arg(long, default_value = "dlemu-b")]
+    pub tun_b: String,
+}
+
+fn arg<T>(name: &str, v: &str, parse: fn(&str) -> Result<T, String>) -> Result<T, Failure> {
+    parse(v).map_err(|e| Failure::Input(format!("--{name}: found {v:?}, expected {e}")))
+}
+
+fn config(a: &EmulateArgs, seed: u64) -> Result<LinkConfig, Failure> {
+    let cfg = LinkConfig {
+        rate_bps: arg("rate", &a.rate, units::parse_rate)?,
+        delay: arg("delay", &a.delay, units::parse_time)?,
+        buffer_bytes: arg("buffer", &a.buffer, units::parse_size)?,
+        loss: a.loss,
+        mark_above: a
+            .mark_above
+            .as_deref()
+            .map(|v| arg("mark-above", v, units::parse_size))
+            .transpose()?,
+        seed,
+    };
+    cfg.validate()
+        .map_err(|e| Failure::Input(format!("--{e}")))?;
+    Ok(cfg)
+}
+
+fn line(dir: &str, s: &LinkStats) -> String {
+    format!(
+        "{dir}: {} packets in, {} out ({} bytes), {} dropped at the full buffer, {} lost at random, {} CE-marked, max queue {} bytes",
+        s.packets_in, s.packets_out, s.bytes_out, s.overflows, s.lost, s.marked, s.max_queue_bytes
+    )
+}
+
+#[cfg(target_os = "linux")]
+pub fn emulate(a: &EmulateArgs) -> Result<(), Failure> {
+    use dropless_emu::tun::{run, Tun};
+    // The two directions draw independent loss decisions.
+    let ab = config(a, a.seed)?;
+    let ba = config(a, a.seed ^ 0x9E37_79B9_7F4A_7C15)?;
+    let run_err = |e: anyhow::Error| Failure::Run(format!("{e:#}"));
+    let mut ta = Tun::create(&a.tun_a).map_err(run_err)?;
+    let mut tb = Tun::create(&a.tun_b).map_err(run_err)?;
+    eprintln!(
+        "emulating {} each way, {} one-way delay, {} bytes of buffer between {} and {} (Ctrl-C ends)",
+        fmt_rate(ab.rate_bps),
+        units::fmt_time(ab.delay),
+        ab.buffer_bytes,
+        ta.name(),
+        tb.name()
+    );
+    let (mut lab, mut lba) = (Link::new(ab), Link::new(ba));
+    let (sab, sba) = run(&mut ta, &mut tb, &mut lab, &mut lba).map_err(run_err)?;
+    println!("{}", line(&format!("{} -> {}", a.tun_a, a.tun_b), &sab));
+    println!("{}", line(&format!("{} -> {}", a.tun_b, a.tun_a), &sba));
+    Ok(())
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn emulate(a: &EmulateArgs) -> Result<(), Failure> {
+    config(a, a.seed)?;
+    Err(Failure::Run(
+        "dropless emulate needs Linux TUN devices".to_string(),
+    ))
+}

@@ -1,0 +1,460 @@
+//! A bottleneck link in user space, for real transfers over a long fat path
+//! on one machine.
+//!
+//! The simulator's paths have any rate, delay and buffer; a real transfer
+//! on one host has none of them (loopback is a few microseconds, and this
+//! kernel has no `netem`). This crate puts one emulated link in each
+//! direction between two TUN devices, as Mahimahi does: the network stacks
+//! of two namespaces send through it, so `dropless send`/`recv` (or any
+//! other program) see a path with the configured rate, one-way delay,
+//! drop-tail buffer, random loss and ECN marking.
+//!
+//! [`Link`] is the sans-IO core: packets go in with their arrival time and
+//! come out at their delivery time; it never reads a clock. The [`tun`]
+//! module (Linux) is the thin shell that moves packets between the TUN
+//! devices and the links. The model is the simulator's drop-tail link:
+//!
+//! * **FIFO with serialisation**: a packet leaves the queue
+//!   `len * 8 / rate` after the previous one left, or after it arrived if
+//!   the link was idle; it is delivered `delay` after it left.
+//! * **Drop-tail buffer**: a packet that would bring the bytes waiting or
+//!   in service above `buffer` is dropped.
+//! * **Random loss** with probability `loss` before the queue, from a
+//!   seeded generator (the sequence of drop decisions is reproducible; which
+//!   packets they hit depends on real timing).
+//! * **ECN** (step marking, as DCTCP's K): an ECN-capable IPv4 packet that
+//!   finds more than `mark_above` bytes queued is set to CE instead of being
+//!   delayed further; Not-ECT packets are never marked.
+
+#![warn(missing_docs)]
+
+use std::collections::VecDeque;
+
+use dropless_cc::{Time, SECOND};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+#[cfg(target_os = "linux")]
+pub mod tun;
+
+/// One direction of the emulated path.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkConfig {
+    /// Rate in bits per second (of whole IP packets).
+    pub rate_bps: f64,
+    /// One-way propagation delay.
+    pub delay: Time,
+    /// Drop-tail buffer in bytes (waiting and in service).
+    pub buffer_bytes: u64,
+    /// Probability that a packet is lost before the queue.
+    pub loss: f64,
+    /// Mark ECN-capable packets CE when more than this many bytes are
+    /// queued; `None`: never mark.
+    pub mark_above: Option<u64>,
+    /// Seed of the loss decisions.
+    pub seed: u64,
+}
+
+impl LinkConfig {
+    /// Checks the values; the error names the field and what is allowed.
+    pub fn validate(&self) -> Result<(), String> {
+        if !(self.rate_bps.is_finite() && self.rate_bps > 0.0) {
+            return Err(format!(
+                "rate: found {}, expected a positive rate",
+                self.rate_bps
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.loss) {
+            return Err(format!(
+                "loss: found {}, expected a probability from 0 to 1",
+                self.loss
+            ));
+        }
+        if self.buffer_bytes == 0 {
+            return Err("buffer: found 0, expected at least one packet's bytes".into());
+        }
+        Ok(())
+    }
+}
+
+/// What became of a packet offered to [`Link::push`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Queued (possibly CE-marked); it will come out of [`Link::pop`].
+    Queued {
+        /// The packet was set to CE.
+        marked: bool,
+    },
+    /// Dropped because the buffer was full.
+    Overflow,
+    /// Dropped by the random loss.
+    Lost,
+}
+
+/// Counters of one link.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LinkStats {
+    /// Packets offered.
+    pub packets_in: u64,
+    /// Packets delivered.
+    pub packets_out: u64,
+    /// Bytes delivered.
+    pub bytes_out: u64,
+    /// Packets dropped at the full buffer.
+    pub overflows: u64,
+    /// Packets dropped by the random loss.
+    pub lost: u64,
+    /// Packets set to CE.
+    pub marked: u64,
+    /// Largest queue seen, bytes.
+    pub max_queue_bytes: u64,
+}
+
+struct Entry {
+    /// When its last bit leaves the queue.
+    depart: Time,
+    len: u32,
+    buf: Vec<u8>,
+}
+
+/// One direction: a drop-tail FIFO at a fixed rate followed by a delay line.
+/// Packet buffers are recycled ([`Link::recycle`]), so a steady flow does
+/// not allocate.
+pub struct Link {
+    cfg: LinkConfig,
+    /// Seconds per byte.
+    byte_time: f64,
+    /// Packets not yet delivered, in departure (= delivery) order.
+    entries: VecDeque<Entry>,
+    /// Index of the first entry still waiting or in service at the last
+    /// `advance`; entries before it are in the delay line.
+    first_queued: usize,
+    /// Bytes of the entries from `first_queued` on.
+    queued_bytes: u64,
+    /// Departure time of the last packet queued.
+    last_depart: Time,
+    rng: Pcg64Mcg,
+    free: Vec<Vec<u8>>,
+    stats: LinkStats,
+}
+
+impl Link {
+    /// A link as `cfg` says (call [`LinkConfig::validate`] first).
+    pub fn new(cfg: LinkConfig) -> Link {
+        Link {
+            byte_time: 8.0 / cfg.rate_bps,
+            rng: Pcg64Mcg::seed_from_u64(cfg.seed),
+            cfg,
+            entries: VecDeque::new(),
+            first_queued: 0,
+            queued_bytes: 0,
+            last_depart: 0,
+            free: Vec::new(),
+            stats: LinkStats::default(),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &LinkConfig {
+        &self.cfg
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> &LinkStats {
+        &self.stats
+    }
+
+    /// Bytes waiting or in service at the last call.
+    pub fn queued_bytes(&self) -> u64 {
+        self.queued_bytes
+    }
+
+    /// An empty buffer for the next packet (recycled when possible).
+    pub fn buffer(&mut self) -> Vec<u8> {
+        let mut b = self.free.pop().unwrap_or_default();
+        b.clear();
+        b
+    }
+
+    /// Gives a delivered (or refused) packet's buffer back for reuse.
+    pub fn recycle(&mut self, buf: Vec<u8>) {
+        if self.free.len() < 4096 {
+            self.free.push(buf);
+        }
+    }
+
+    /// Moves the packets that have left the queue by `now` into the delay
+    /// line.
+    fn advance(&mut self, now: Time) {
+        while let Some(e) = self.entries.get(self.first_queued) {
+            if e.depart > now {
+                break;
+            }
+            self.queued_bytes -= e.len as u64;
+            self.first_queued += 1;
+        }
+    }
+
+    /// Offers the IP packet in `buf` at time `now`. A dropped packet's
+    /// buffer is kept for reuse.
+    pub fn push(&mut self, now: Time, mut buf: Vec<u8>) -> Verdict {
+        self.advance(now);
+        self.stats.packets_in += 1;
+        let len = buf.len() as u64;
+        if self.cfg.loss > 0.0 && self.rng.gen::<f64>() < self.cfg.loss {
+            self.stats.lost += 1;
+            self.recycle(buf);
+            return Verdict::Lost;
+        }
+        if self.queued_bytes + len > self.cfg.buffer_bytes {
+            self.stats.overflows += 1;
+            self.recycle(buf);
+            return Verdict::Overflow;
+        }
+        let marked = self
+            .cfg
+            .mark_above
+            .is_some_and(|k| self.queued_bytes > k && mark_ce(&mut buf));
+        if marked {
+            self.stats.marked += 1;
+        }
+        let start = self.last_depart.max(now);
+        let depart = start + (len as f64 * self.byte_time * SECOND as f64).round() as Time;
+        self.last_depart = depart;
+        self.queued_bytes += len;
+        self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.queued_bytes);
+        self.entries.push_back(Entry {
+            depart,
+            len: len as u32,
+            buf,
+        });
+        Verdict::Queued { marked }
+    }
+
+    /// When the next packet is due at the far end, if any.
+    pub fn next_delivery(&self) -> Option<Time> {
+        self.entries.front().map(|e| e.depart + self.cfg.delay)
+    }
+
+    /// The next packet due by `now`, if any.
+    pub fn pop(&mut self, now: Time) -> Option<Vec<u8>> {
+        if self.next_delivery()? > now {
+            return None;
+        }
+        self.advance(now);
+        let e = self.entries.pop_front()?;
+        // It had left the queue (delivery is after departure).
+        self.first_queued -= 1;
+        self.stats.packets_out += 1;
+        self.stats.bytes_out += e.len as u64;
+        Some(e.buf)
+    }
+}
+
+/// Sets an ECN-capable IPv4 packet's ECN field to CE and fixes its header
+/// checksum (RFC 1624 incremental update). Returns false, leaving the
+/// packet alone, for Not-ECT, for packets already CE and for anything that
+/// is not a well-formed IPv4 header (IPv6 is not marked).
+pub fn mark_ce(p: &mut [u8]) -> bool {
+    if p.len() < 20 || p[0] >> 4 != 4 || (p[0] & 0x0f) < 5 {
+        return false;
+    }
+    let ecn = p[1] & 0x03;
+    if ecn == 0 || ecn == 3 {
+        return false;
+    }
+    let old = u16::from_be_bytes([p[0], p[1]]);
+    p[1] |= 0x03;
+    let new = u16::from_be_bytes([p[0], p[1]]);
+    // HC' = ~(~HC + ~m + m'), ones' complement sums (RFC 1624 eq. 3).
+    let hc = u16::from_be_bytes([p[10], p[11]]);
+    let mut sum = (!hc as u32) + (!old as u32) + new as u32;
+    while sum >> 16 != 0 {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    p[10..12].copy_from_slice(&(!(sum as u16)).to_be_bytes());
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dropless_cc::MILLISECOND;
+
+    fn cfg() -> LinkConfig {
+        LinkConfig {
+            rate_bps: 8e6, // 1 byte per microsecond
+            delay: 10 * MILLISECOND,
+            buffer_bytes: 3000,
+            loss: 0.0,
+            mark_above: None,
+            seed: 1,
+        }
+    }
+
+    fn pkt(len: usize) -> Vec<u8> {
+        vec![0u8; len]
+    }
+
+    const US: Time = 1000;
+
+    #[test]
+    fn serialises_at_the_rate_then_delays() {
+        let mut l = Link::new(cfg());
+        // Two 1000-byte packets at t = 0: they leave at 1 ms and 2 ms and
+        // arrive 10 ms later.
+        assert_eq!(l.push(0, pkt(1000)), Verdict::Queued { marked: false });
+        assert_eq!(l.push(0, pkt(1000)), Verdict::Queued { marked: false });
+        assert_eq!(l.next_delivery(), Some(11 * MILLISECOND));
+        assert!(l.pop(11 * MILLISECOND - 1).is_none());
+        assert!(l.pop(11 * MILLISECOND).is_some());
+        assert_eq!(l.next_delivery(), Some(12 * MILLISECOND));
+        assert!(l.pop(12 * MILLISECOND).is_some());
+        assert!(l.pop(SECOND).is_none());
+        // An idle link starts serialising at the arrival.
+        l.push(100 * MILLISECOND, pkt(500));
+        assert_eq!(
+            l.next_delivery(),
+            Some(100 * MILLISECOND + 500 * US + 10 * MILLISECOND)
+        );
+        assert_eq!(l.stats().packets_out, 2);
+    }
+
+    #[test]
+    fn drop_tail_counts_waiting_and_in_service_bytes() {
+        let mut l = Link::new(cfg());
+        for _ in 0..3 {
+            assert!(matches!(l.push(0, pkt(1000)), Verdict::Queued { .. }));
+        }
+        assert_eq!(l.push(0, pkt(1)), Verdict::Overflow);
+        assert_eq!(l.queued_bytes(), 3000);
+        // After 1 ms the first has left: room for one more.
+        assert!(matches!(
+            l.push(MILLISECOND, pkt(1000)),
+            Verdict::Queued { .. }
+        ));
+        assert_eq!(l.push(MILLISECOND, pkt(1000)), Verdict::Overflow);
+        assert_eq!(l.stats().overflows, 2);
+        assert_eq!(l.stats().max_queue_bytes, 3000);
+        // Packets in the delay line do not count against the buffer.
+        assert_eq!(
+            l.push(4 * MILLISECOND, pkt(3000)),
+            Verdict::Queued { marked: false }
+        );
+    }
+
+    #[test]
+    fn random_loss_has_the_configured_rate_and_is_reproducible() {
+        let run = |seed| {
+            let mut l = Link::new(LinkConfig {
+                loss: 0.01,
+                buffer_bytes: u64::MAX,
+                seed,
+                ..cfg()
+            });
+            (0..100_000u64)
+                .map(|i| l.push(i * MILLISECOND, pkt(10)) == Verdict::Lost)
+                .collect::<Vec<bool>>()
+        };
+        let a = run(7);
+        let lost = a.iter().filter(|x| **x).count();
+        // Binomial(1e5, 0.01): sd 31.5; 5 sd either side.
+        assert!((843..=1157).contains(&lost), "{lost} lost");
+        assert_eq!(a, run(7));
+        assert_ne!(a, run(8));
+    }
+
+    /// A minimal IPv4 header with the given TOS and a valid checksum.
+    fn ipv4(tos: u8) -> Vec<u8> {
+        let mut h = vec![
+            0x45, tos, 0, 40, 0x12, 0x34, 0x40, 0, 64, 17, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+        ];
+        h.resize(40, 0);
+        let c = checksum(&h[..20]);
+        h[10..12].copy_from_slice(&c.to_be_bytes());
+        h
+    }
+
+    fn checksum(h: &[u8]) -> u16 {
+        let mut s: u32 = h
+            .chunks(2)
+            .map(|w| u16::from_be_bytes([w[0], w[1]]) as u32)
+            .sum();
+        while s >> 16 != 0 {
+            s = (s & 0xffff) + (s >> 16);
+        }
+        !(s as u16)
+    }
+
+    #[test]
+    fn ce_marking_sets_the_field_and_keeps_the_checksum_valid() {
+        for tos in [0x02u8, 0x01, 0xb8 | 0x02, 0xfd] {
+            let mut p = ipv4(tos);
+            assert!(mark_ce(&mut p), "tos {tos:#x}");
+            assert_eq!(p[1], tos | 3);
+            let mut h = p[..20].to_vec();
+            h[10] = 0;
+            h[11] = 0;
+            assert_eq!(
+                checksum(&h),
+                u16::from_be_bytes([p[10], p[11]]),
+                "tos {tos:#x}"
+            );
+        }
+        // Not-ECT, CE already, IPv6 and runts are left alone.
+        for mut p in [ipv4(0x00), ipv4(0x03), vec![0x60; 40], vec![0x45; 10]] {
+            let before = p.clone();
+            assert!(!mark_ce(&mut p));
+            assert_eq!(p, before);
+        }
+    }
+
+    #[test]
+    fn marks_ect_packets_above_the_threshold_only() {
+        let mut l = Link::new(LinkConfig {
+            mark_above: Some(1500),
+            buffer_bytes: 100_000,
+            ..cfg()
+        });
+        let v: Vec<Verdict> = (0..4).map(|_| l.push(0, ipv4(0x02))).collect();
+        // Queued before each: 0, 40, 80, 120 bytes: none above 1500.
+        assert!(v.iter().all(|x| *x == Verdict::Queued { marked: false }));
+        l.push(0, pkt(2000)); // not IPv4: never marked, but fills the queue
+        assert_eq!(l.push(0, ipv4(0x02)), Verdict::Queued { marked: true });
+        assert_eq!(l.push(0, ipv4(0x00)), Verdict::Queued { marked: false });
+        assert_eq!(l.stats().marked, 1);
+    }
+
+    #[test]
+    fn buffers_are_recycled() {
+        let mut l = Link::new(cfg());
+        let mut b = l.buffer();
+        b.extend_from_slice(&[1; 100]);
+        l.push(0, b);
+        let out = l.pop(SECOND).unwrap();
+        let cap = out.capacity();
+        l.recycle(out);
+        let again = l.buffer();
+        assert!(again.is_empty() && again.capacity() == cap);
+    }
+
+    #[test]
+    fn bad_configs_name_the_field() {
+        let e = LinkConfig {
+            rate_bps: 0.0,
+            ..cfg()
+        }
+        .validate()
+        .unwrap_err();
+        assert!(e.starts_with("rate"), "{e}");
+        let e = LinkConfig { loss: 1.5, ..cfg() }.validate().unwrap_err();
+        assert!(e.starts_with("loss"), "{e}");
+        let e = LinkConfig {
+            buffer_bytes: 0,
+            ..cfg()
+        }
+        .validate()
+        .unwrap_err();
+        assert!(e.starts_with("buffer"), "{e}");
+    }
+}

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Runs `dropless send`/`dropless recv` over an emulated long fat path: two
+# network namespaces whose only link is `dropless emulate` (a user-space
+# bottleneck between two TUN devices: rate, one-way delay, drop-tail buffer,
+# random loss, ECN step marking). For each controller it prints the sender's
+# summary and, at the end, the emulator's counters.
+#
+# Needs root and iproute2. Not part of CI.
+#
+# Usage: sudo scripts/netns-path.sh [-r RATE] [-d DELAY] [-b BUFFER] [-t TIME] [-m MARK_ABOVE] [-L LOSS] [CC[:NAME=VALUE,...] ...]
+#   sudo scripts/netns-path.sh                                   # 100Mbps, 25 ms each way, 625kB (1 BDP)
+#   sudo scripts/netns-path.sh -r 1Gbps -d 50ms -b 12.5MB -t 30s cubic fast:alpha=200
+#   sudo scripts/netns-path.sh -m 60kB newreno                   # ECN marking above 60 kB (sends with --ecn)
+# Environment: DROPLESS (the binary; default target/release/dropless, built if
+# missing), SEND_ARGS (more `dropless send` options, e.g. --prr or --no-gso).
+set -euo pipefail
+
+RATE=100Mbps
+DELAY=25ms
+BUFFER=625kB
+TIME=10s
+MARK=
+LOSS=0
+while getopts "r:d:b:t:m:L:h" o; do
+    case "$o" in
+    r) RATE=$OPTARG ;;
+    d) DELAY=$OPTARG ;;
+    b) BUFFER=$OPTARG ;;
+    t) TIME=$OPTARG ;;
+    m) MARK=$OPTARG ;;
+    L) LOSS=$OPTARG ;;
+    *) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2 ;;
+    esac
+done
+shift $((OPTIND - 1))
+CCS=("$@")
+[ ${#CCS[@]} -gt 0 ] || CCS=(newreno cubic fast:alpha=200)
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "error: needs root (TUN devices, network namespaces); try: sudo $0 $*" >&2
+    exit 2
+fi
+cd "$(dirname "$0")/.."
+BIN=${DROPLESS:-target/release/dropless}
+if [ ! -x "$BIN" ]; then
+    cargo build --release -p dropless >&2
+fi
+BIN=$(realpath "$BIN")
+
+NS_S=dropless-psnd-$$
+NS_R=dropless-prcv-$$
+TA=dlpa$$
+TB=dlpb$$
+OUT=$(mktemp -d)
+EMU=
+cleanup() {
+    [ -n "$EMU" ] && kill "$EMU" 2>/dev/null && wait "$EMU" 2>/dev/null || true
+    ip netns del "$NS_S" 2>/dev/null || true
+    ip netns del "$NS_R" 2>/dev/null || true
+    rm -rf "$OUT"
+}
+trap cleanup EXIT
+
+EMU_ARGS=(--rate "$RATE" --delay "$DELAY" --buffer "$BUFFER" --loss "$LOSS" --tun-a "$TA" --tun-b "$TB")
+ECN_ARGS=()
+if [ -n "$MARK" ]; then
+    EMU_ARGS+=(--mark-above "$MARK")
+    ECN_ARGS=(--ecn)
+fi
+"$BIN" emulate "${EMU_ARGS[@]}" >"$OUT/emu" 2>"$OUT/emu.err" &
+EMU=$!
+for _ in $(seq 50); do
+    ip link show "$TB" >/dev/null 2>&1 && break
+    sleep 0.1
+done
+ip link show "$TB" >/dev/null 2>&1 || { cat "$OUT/emu.err" >&2; exit 1; }
+
+ip netns add "$NS_S"
+ip netns add "$NS_R"
+ip link set "$TA" netns "$NS_S"
+ip link set "$TB" netns "$NS_R"
+ip -n "$NS_S" addr add 10.79.0.1/24 dev "$TA"
+ip -n "$NS_R" addr add 10.79.0.2/24 dev "$TB"
+for ns in "$NS_S" "$NS_R"; do
+    ip -n "$ns" link set lo up
+done
+ip -n "$NS_S" link set "$TA" up txqueuelen 10000
+ip -n "$NS_R" link set "$TB" up txqueuelen 10000
+
+echo "path: $RATE each way, $DELAY one-way delay, $BUFFER buffer${MARK:+, CE marking above $MARK}$([ "$LOSS" != 0 ] && echo ", loss $LOSS"); $TIME per controller"
+port=9000
+for spec in "${CCS[@]}"; do
+    cc=${spec%%:*}
+    params=()
+    if [ "$spec" != "$cc" ]; then
+        IFS=, read -r -a kvs <<<"${spec#*:}"
+        for kv in "${kvs[@]}"; do params+=(--param "$kv"); done
+    fi
+    port=$((port + 1))
+    ip netns exec "$NS_R" "$BIN" recv "10.79.0.2:$port" --discard --timeout 30 >"$OUT/recv" 2>&1 &
+    rx=$!
+    sleep 0.3
+    if ! ip netns exec "$NS_S" "$BIN" send "10.79.0.2:$port" --time "$TIME" --cc "$cc" "${params[@]}" "${ECN_ARGS[@]}" ${SEND_ARGS:-} >"$OUT/send" 2>&1; then
+        echo "== $spec: sender failed"; cat "$OUT/send"
+    fi
+    wait "$rx" || { echo "== $spec: receiver failed"; cat "$OUT/recv"; }
+    echo "== $spec: $(tail -1 "$OUT/send")"
+done
+kill "$EMU"
+wait "$EMU" || true
+EMU=
+echo "emulator (all controllers):"
+sed 's/^/   /' "$OUT/emu"
