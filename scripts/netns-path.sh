@@ -104,6 +104,7 @@ for spec in "${CCS[@]}"; do
         echo "== $spec: sender failed"; cat "$OUT/send"
     fi
     wait "$rx" || { echo "== $spec: receiver failed"; cat "$OUT/recv"; }
+    [ -n "${SEND_ARGS:-}" ] && head -n -1 "$OUT/send"
     echo "== $spec: $(tail -1 "$OUT/send")"
 done
 kill "$EMU"
