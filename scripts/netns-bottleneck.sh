@@ -24,6 +24,8 @@
 # time and tbf counts a batch it drops whole as one drop, so "tbf drops" can be
 # below the sender's losses; with SEND_ARGS=--no-gso the two agree.
 set -euo pipefail
+# shellcheck source=scripts/netns-common.sh
+. "$(dirname "$0")/netns-common.sh"
 
 RATE=100mbit
 LIMIT=150000
@@ -35,23 +37,15 @@ while getopts "r:l:t:e:h" o; do
     l) LIMIT=$OPTARG ;;
     t) TIME=$OPTARG ;;
     e) MARK=$OPTARG ;;
-    *) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2 ;;
+    *) usage ;;
     esac
 done
 shift $((OPTIND - 1))
 CCS=("$@")
 [ ${#CCS[@]} -gt 0 ] || CCS=(newreno cubic fast:alpha=50)
 
-if [ "$(id -u)" -ne 0 ]; then
-    echo "error: needs root (network namespaces); try: sudo $0 $*" >&2
-    exit 2
-fi
-cd "$(dirname "$0")/.."
-BIN=${DROPLESS:-target/release/dropless}
-if [ ! -x "$BIN" ]; then
-    cargo build --release -p dropless >&2
-fi
-BIN=$(realpath "$BIN")
+need_root "network namespaces"
+find_dropless
 
 NS_S=dropless-snd-$$
 NS_R=dropless-rcv-$$
@@ -94,23 +88,10 @@ drops() {
 echo "bottleneck: tbf $RATE, queue $LIMIT bytes${MARK:+, CE marks on $MARK % of ECT packets}; $TIME of generated data per controller"
 port=9000
 for spec in "${CCS[@]}"; do
-    cc=${spec%%:*}
-    params=()
-    if [ "$spec" != "$cc" ]; then
-        IFS=, read -r -a kvs <<<"${spec#*:}"
-        for kv in "${kvs[@]}"; do params+=(--param "$kv"); done
-    fi
     port=$((port + 1))
-    ip netns exec "$NS_R" "$BIN" recv "10.77.0.2:$port" --check --timeout 20 >"$OUT/recv" 2>&1 &
-    rx=$!
-    sleep 0.3
     before=$(drops)
-    if ! ip netns exec "$NS_S" "$BIN" send "10.77.0.2:$port" --time "$TIME" --cc "$cc" "${params[@]}" "${ECN_ARGS[@]}" ${SEND_ARGS:-} >"$OUT/send" 2>&1; then
-        echo "== $spec: sender failed"; cat "$OUT/send"
-    fi
-    wait "$rx" || { echo "== $spec: receiver failed"; cat "$OUT/recv"; }
+    transfer "$spec" 10.77.0.2 "$port" --check
     after=$(drops)
-    echo "== $spec: $(tail -1 "$OUT/send")"
     echo "   receiver: $(tail -1 "$OUT/recv")"
     echo "   tbf drops (queued units): $((after - before))"
 done

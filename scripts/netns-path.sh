@@ -14,6 +14,8 @@
 # Environment: DROPLESS (the binary; default target/release/dropless, built if
 # missing), SEND_ARGS (more `dropless send` options, e.g. --prr or --no-gso).
 set -euo pipefail
+# shellcheck source=scripts/netns-common.sh
+. "$(dirname "$0")/netns-common.sh"
 
 RATE=100Mbps
 DELAY=25ms
@@ -29,23 +31,15 @@ while getopts "r:d:b:t:m:L:h" o; do
     t) TIME=$OPTARG ;;
     m) MARK=$OPTARG ;;
     L) LOSS=$OPTARG ;;
-    *) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 2 ;;
+    *) usage ;;
     esac
 done
 shift $((OPTIND - 1))
 CCS=("$@")
 [ ${#CCS[@]} -gt 0 ] || CCS=(newreno cubic fast:alpha=200)
 
-if [ "$(id -u)" -ne 0 ]; then
-    echo "error: needs root (TUN devices, network namespaces); try: sudo $0 $*" >&2
-    exit 2
-fi
-cd "$(dirname "$0")/.."
-BIN=${DROPLESS:-target/release/dropless}
-if [ ! -x "$BIN" ]; then
-    cargo build --release -p dropless >&2
-fi
-BIN=$(realpath "$BIN")
+need_root "TUN devices, network namespaces"
+find_dropless
 
 NS_S=dropless-psnd-$$
 NS_R=dropless-prcv-$$
@@ -90,22 +84,8 @@ ip -n "$NS_R" link set "$TB" up txqueuelen 10000
 echo "path: $RATE each way, $DELAY one-way delay, $BUFFER buffer${MARK:+, CE marking above $MARK}$([ "$LOSS" != 0 ] && echo ", loss $LOSS"); $TIME per controller"
 port=9000
 for spec in "${CCS[@]}"; do
-    cc=${spec%%:*}
-    params=()
-    if [ "$spec" != "$cc" ]; then
-        IFS=, read -r -a kvs <<<"${spec#*:}"
-        for kv in "${kvs[@]}"; do params+=(--param "$kv"); done
-    fi
     port=$((port + 1))
-    ip netns exec "$NS_R" "$BIN" recv "10.79.0.2:$port" --discard --timeout 30 >"$OUT/recv" 2>&1 &
-    rx=$!
-    sleep 0.3
-    if ! ip netns exec "$NS_S" "$BIN" send "10.79.0.2:$port" --time "$TIME" --cc "$cc" "${params[@]}" "${ECN_ARGS[@]}" ${SEND_ARGS:-} >"$OUT/send" 2>&1; then
-        echo "== $spec: sender failed"; cat "$OUT/send"
-    fi
-    wait "$rx" || { echo "== $spec: receiver failed"; cat "$OUT/recv"; }
-    [ -n "${SEND_ARGS:-}" ] && head -n -1 "$OUT/send"
-    echo "== $spec: $(tail -1 "$OUT/send")"
+    transfer "$spec" 10.79.0.2 "$port" --discard
 done
 kill "$EMU"
 wait "$EMU" || true

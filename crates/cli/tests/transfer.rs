@@ -14,6 +14,30 @@ fn free_port() -> u16 {
         .port()
 }
 
+/// Starts `dropless recv ADDR ARGS...` (stdout captured) and gives it time
+/// to bind.
+fn spawn_recv(addr: &str, args: &[&str]) -> std::process::Child {
+    let rx = Command::new(bin())
+        .args(["recv", addr])
+        .args(args)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    rx
+}
+
+/// Runs `dropless send ARGS...`, asserts success and returns its stdout.
+fn send_ok(args: &[&str]) -> String {
+    let tx = Command::new(bin()).arg("send").args(args).output().unwrap();
+    assert!(
+        tx.status.success(),
+        "{}",
+        String::from_utf8_lossy(&tx.stderr)
+    );
+    String::from_utf8_lossy(&tx.stdout).into_owned()
+}
+
 #[test]
 fn send_and_recv_move_a_file_byte_identical() {
     let dir = std::env::temp_dir().join(format!("dropless-cli-transfer-{}", std::process::id()));
@@ -118,33 +142,23 @@ fn model_fast_prints_the_thesis_equilibria() {
 #[test]
 fn timed_generated_stream_with_json_intervals_and_checking_receiver() {
     let addr = format!("127.0.0.1:{}", free_port());
-    let rx = Command::new(bin())
-        .args(["recv", &addr, "--check", "--json", "--timeout", "20"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    let tx = Command::new(bin())
-        .args([
-            "send",
-            &addr,
-            "--time",
-            "1s",
-            "--interval",
-            "250ms",
-            "--json",
-        ])
-        .args(["--cc", "fast", "--param", "alpha=50", "--ecn"])
-        .output()
-        .unwrap();
-    assert!(
-        tx.status.success(),
-        "{}",
-        String::from_utf8_lossy(&tx.stderr)
-    );
+    let rx = spawn_recv(&addr, &["--check", "--json", "--timeout", "20"]);
+    let out = send_ok(&[
+        &addr,
+        "--time",
+        "1s",
+        "--interval",
+        "250ms",
+        "--json",
+        "--cc",
+        "fast",
+        "--param",
+        "alpha=50",
+        "--ecn",
+    ]);
     let rx = rx.wait_with_output().unwrap();
     assert!(rx.status.success());
-    let s: serde_json::Value = serde_json::from_slice(&tx.stdout).expect("sender JSON");
+    let s: serde_json::Value = serde_json::from_str(&out).expect("sender JSON");
     let r: serde_json::Value = serde_json::from_slice(&rx.stdout).expect("receiver JSON");
     let bytes = s["bytes"].as_u64().unwrap();
     assert!(bytes > 0);
@@ -169,22 +183,8 @@ fn timed_generated_stream_with_json_intervals_and_checking_receiver() {
 #[test]
 fn generated_bytes_with_text_intervals() {
     let addr = format!("127.0.0.1:{}", free_port());
-    let rx = Command::new(bin())
-        .args(["recv", &addr, "--discard", "--timeout", "20"])
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    let tx = Command::new(bin())
-        .args(["send", &addr, "--bytes", "2MB", "-i", "1ms", "--no-gso"])
-        .output()
-        .unwrap();
-    assert!(
-        tx.status.success(),
-        "{}",
-        String::from_utf8_lossy(&tx.stderr)
-    );
-    let out = String::from_utf8_lossy(&tx.stdout);
+    let rx = spawn_recv(&addr, &["--discard", "--timeout", "20"]);
+    let out = send_ok(&[&addr, "--bytes", "2MB", "-i", "1ms", "--no-gso"]);
     let lines: Vec<&str> = out.lines().collect();
     assert!(
         lines[0].contains("goodput") && lines[0].contains("rtt ms"),

@@ -1,0 +1,54 @@
+# Shared by scripts/netns-bottleneck.sh and scripts/netns-path.sh (sourced):
+# root check, the dropless binary, and one transfer per controller between
+# the namespaces $NS_S (sender) and $NS_R (receiver). The caller sets NS_S,
+# NS_R, OUT (a scratch directory), TIME and ECN_ARGS (an array).
+
+# Prints the calling script's header comment (its usage) and exits 2.
+usage() {
+    sed -n '2,/^set -euo/p' "$0" | sed '$d; /^# shellcheck/d; s/^# \{0,1\}//'
+    exit 2
+}
+
+# Exits unless run as root.
+need_root() {
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "error: needs root ($1); try: sudo $0" >&2
+        exit 2
+    fi
+}
+
+# Sets BIN to the dropless binary ($DROPLESS, or target/release/dropless,
+# built if missing), from the repository root.
+find_dropless() {
+    cd "$(dirname "$0")/.."
+    BIN=${DROPLESS:-target/release/dropless}
+    if [ ! -x "$BIN" ]; then
+        cargo build --release -p dropless >&2
+    fi
+    BIN=$(realpath "$BIN")
+}
+
+# transfer SPEC IP PORT RECV_OPTION: one `dropless send --time $TIME` of
+# controller SPEC (NAME or NAME:K=V,K=V) from $NS_S to IP:PORT in $NS_R,
+# receiver output in $OUT/recv, sender output in $OUT/send. Prints the
+# sender's interval lines (if SEND_ARGS asked for them) and its summary.
+transfer() {
+    local spec=$1 ip=$2 port=$3 sink=$4 cc params=() kvs kv rx
+    cc=${spec%%:*}
+    if [ "$spec" != "$cc" ]; then
+        IFS=, read -r -a kvs <<<"${spec#*:}"
+        for kv in "${kvs[@]}"; do params+=(--param "$kv"); done
+    fi
+    ip netns exec "$NS_R" "$BIN" recv "$ip:$port" "$sink" --timeout 30 >"$OUT/recv" 2>&1 &
+    rx=$!
+    sleep 0.3
+    # shellcheck disable=SC2086 # SEND_ARGS is a list of options
+    if ! ip netns exec "$NS_S" "$BIN" send "$ip:$port" --time "$TIME" --cc "$cc" \
+        "${params[@]}" "${ECN_ARGS[@]}" ${SEND_ARGS:-} >"$OUT/send" 2>&1; then
+        echo "== $spec: sender failed"
+        cat "$OUT/send"
+    fi
+    wait "$rx" || { echo "== $spec: receiver failed"; cat "$OUT/recv"; }
+    [ -n "${SEND_ARGS:-}" ] && head -n -1 "$OUT/send"
+    echo "== $spec: $(tail -1 "$OUT/send")"
+}
