@@ -19,7 +19,8 @@
 #   sudo scripts/netns-bottleneck.sh                       # newreno cubic fast:alpha=50, 100mbit, 10s
 #   sudo scripts/netns-bottleneck.sh -r 1gbit -l 1500000 -t 20s cubic fast:alpha=200
 # Environment: DROPLESS (the binary; default target/release/dropless, built if
-# missing), SEND_ARGS (more `dropless send` options, e.g. --no-gso or --prr).
+# missing), RECV_ARGS (more `dropless recv` options, e.g. --ack probe for
+# TCP-Madison), SEND_ARGS (more `dropless send` options, e.g. --no-gso or --prr).
 # With GSO (the default) the sender hands the kernel up to 64 datagrams at a
 # time and tbf counts a batch it drops whole as one drop, so "tbf drops" can be
 # below the sender's losses; with SEND_ARGS=--no-gso the two agree.

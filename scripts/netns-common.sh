@@ -39,7 +39,8 @@ transfer() {
         IFS=, read -r -a kvs <<<"${spec#*:}"
         for kv in "${kvs[@]}"; do params+=(--param "$kv"); done
     fi
-    ip netns exec "$NS_R" "$BIN" recv "$ip:$port" "$sink" --timeout 30 >"$OUT/recv" 2>&1 &
+    # shellcheck disable=SC2086 # RECV_ARGS is a list of options
+    ip netns exec "$NS_R" "$BIN" recv "$ip:$port" "$sink" --timeout 30 ${RECV_ARGS:-} >"$OUT/recv" 2>&1 &
     rx=$!
     sleep 0.3
     # shellcheck disable=SC2086 # SEND_ARGS is a list of options

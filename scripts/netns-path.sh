@@ -12,7 +12,8 @@
 #   sudo scripts/netns-path.sh -r 1Gbps -d 50ms -b 12.5MB -t 30s cubic fast:alpha=200
 #   sudo scripts/netns-path.sh -m 60kB newreno                   # ECN marking above 60 kB (sends with --ecn)
 # Environment: DROPLESS (the binary; default target/release/dropless, built if
-# missing), SEND_ARGS (more `dropless send` options, e.g. --prr or --no-gso).
+# missing), RECV_ARGS (more `dropless recv` options, e.g. --ack probe for
+# TCP-Madison), SEND_ARGS (more `dropless send` options, e.g. --prr or --no-gso).
 set -euo pipefail
 # shellcheck source=scripts/netns-common.sh
 . "$(dirname "$0")/netns-common.sh"
