@@ -32,6 +32,36 @@ impl Socket {
         Ok(Socket { sock, state })
     }
 
+    /// When the kernel received the datagram last read, as nanoseconds of
+    /// `CLOCK_REALTIME` (Linux `SIOCGSTAMPNS`; the first call turns receive
+    /// timestamps on, so it answers from the next datagram on). Unlike the
+    /// time the event loop gets to a datagram, this does not depend on when
+    /// the loop woke up, which is what timing a packet pair needs.
+    pub(crate) fn last_arrival_realtime(&self) -> Option<u64> {
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        {
+            /// `SIOCGSTAMPNS` of `asm-generic/sockios.h` (not in libc).
+            const SIOCGSTAMPNS: libc::c_ulong = 0x8907;
+            let mut ts = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            // SAFETY: a valid socket and a pointer to a timespec the ioctl
+            // fills.
+            let r = unsafe {
+                libc::ioctl(
+                    std::os::fd::AsRawFd::as_raw_fd(&self.sock),
+                    SIOCGSTAMPNS as _,
+                    &mut ts,
+                )
+            };
+            if r == 0 && ts.tv_sec > 0 {
+                return Some(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64);
+            }
+        }
+        None
+    }
+
     /// Most datagrams one [`Socket::send`] may carry (1 without GSO).
     pub(crate) fn max_segments(&self) -> usize {
         self.state.max_gso_segments().max(1)

@@ -90,6 +90,11 @@ pub fn recv_on(
     let linger = opts.linger.as_nanos() as Time;
     let mut ack_count = 0u64;
     let mut ect_count = 0u64;
+    // CLOCK_REALTIME minus our clock, to place kernel receive timestamps on
+    // our time line (differences between them, such as a pair's dispersion,
+    // do not depend on it).
+    let rt_offset = realtime_ns().saturating_sub(clock.now());
+    let mut last_arrival: Time = 0;
 
     loop {
         // Timers.
@@ -163,6 +168,21 @@ pub fn recv_on(
                 Err(e) if e.kind() == io::ErrorKind::ConnectionReset => continue,
                 Err(e) => return Err(e).context("receiving data"),
             };
+            // A lone datagram is timed by the kernel's receive timestamp
+            // (packet-pair dispersion must not depend on when this loop woke
+            // up); the datagrams of a GRO batch share one arrival, so they
+            // take the loop's clock.
+            let read_at = clock.now();
+            let arrival = if n == stride {
+                socket
+                    .last_arrival_realtime()
+                    .map(|rt| arrival_time(rt, rt_offset, read_at, last_arrival))
+            } else {
+                None
+            };
+            if let Some(a) = arrival {
+                last_arrival = a;
+            }
             // One datagram, or several of one source `stride` bytes apart (GRO).
             for dgram in buf[..n].chunks(stride) {
                 let Ok(Decoded::Data(mut p, payload)) = decode(dgram) else {
@@ -180,7 +200,7 @@ pub fn recv_on(
                         p.ecn = Ecn::Ce;
                     }
                 }
-                let now = clock.now();
+                let now = arrival.unwrap_or_else(|| clock.now());
                 if conn.is_none() {
                     conn = Some(Conn {
                         peer: src,
@@ -410,5 +430,37 @@ impl Drop for PartFile {
         if !self.done {
             let _ = std::fs::remove_file(&self.tmp);
         }
+    }
+}
+
+/// Nanoseconds of `CLOCK_REALTIME`.
+fn realtime_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// A kernel receive timestamp `rt` (realtime) on our time line, kept between
+/// the previous arrival and the moment the datagram was read (`read_at`), so
+/// that a clock step or a stale timestamp cannot move time backwards or into
+/// the future.
+fn arrival_time(rt: u64, rt_offset: u64, read_at: Time, last: Time) -> Time {
+    rt.saturating_sub(rt_offset)
+        .clamp(last.min(read_at), read_at)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::arrival_time;
+
+    #[test]
+    fn kernel_timestamps_map_onto_the_loop_clock_within_bounds() {
+        // Realtime 1_000_000 ns ahead of our clock.
+        assert_eq!(arrival_time(1_000_500, 1_000_000, 900, 0), 500);
+        // Never after the read, never before the previous arrival.
+        assert_eq!(arrival_time(1_002_000, 1_000_000, 900, 0), 900);
+        assert_eq!(arrival_time(1_000_100, 1_000_000, 900, 400), 400);
+        // A previous arrival after this read (cannot happen) yields the read.
+        assert_eq!(arrival_time(1_000_100, 1_000_000, 300, 400), 300);
     }
 }
