@@ -34,6 +34,8 @@ Examples:
   dropless run scenarios/loss-based.toml --set duration=5s --set flows[0].cc=cubic
   dropless check scenarios/parking-lot.toml      validate without running
   dropless list                                  controllers, queues, traffic kinds
+  dropless send 127.0.0.1:9000 --time 10s -i 1s  a real transfer (dropless recv ... --check on the other side)
+  sudo dropless emulate --rate 100Mbps --delay 25ms --buffer 625kB   a user-space bottleneck link
 
 Scenario format: docs/scenario-format.md; summary.json fields: docs/summary-json.md";
 
