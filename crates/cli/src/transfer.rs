@@ -321,6 +321,18 @@ fn report_json(r: &TransferReport) -> serde_json::Value {
         v["prr_recoveries"] = r.prr_recoveries.into();
         v["ce_marks"] = r.ce_marks.into();
         v["ecn_events"] = r.ecn_events.into();
+        v["events"] = r
+            .events
+            .iter()
+            .map(|e| {
+                serde_json::json!({
+                    "t_s": e.at.as_secs_f64(),
+                    "cause": e.cause.name(),
+                    "cwnd_pkts": e.cwnd,
+                    "lost": e.lost,
+                })
+            })
+            .collect();
         v["acks_received"] = r.acks.into();
         v["srtt_s"] = secs(r.srtt);
         v["min_rtt_s"] = secs(r.min_rtt);

@@ -170,6 +170,10 @@ fn timed_generated_stream_with_json_intervals_and_checking_receiver() {
         (Some(0), Some(0))
     );
     assert_eq!(r["ce_marks"].as_u64(), Some(0));
+    assert_eq!(
+        s["events"].as_array().map(|e| e.len() as u64),
+        s["congestion_events"].as_u64()
+    );
     let d = s["duration_s"].as_f64().unwrap();
     assert!((1.0..2.0).contains(&d), "{d} s");
     let iv = s["intervals"].as_array().unwrap();

@@ -218,6 +218,41 @@ pub enum Sink<'a> {
     Check,
 }
 
+/// One congestion event of a transfer, as the sender saw it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CongestionRecord {
+    /// When it was detected, from the first transmission.
+    pub at: Duration,
+    /// What started it: a loss, CE marks, or a retransmission timeout.
+    pub cause: EventCause,
+    /// Congestion window just before it, packets.
+    pub cwnd: f64,
+    /// Packets declared lost in it (until its recovery ended).
+    pub lost: u32,
+}
+
+/// What started a congestion event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EventCause {
+    /// Packets were declared lost (fast recovery).
+    Loss,
+    /// The receiver echoed CE marks.
+    Ecn,
+    /// The retransmission timer expired.
+    Timeout,
+}
+
+impl EventCause {
+    /// `"loss"`, `"ecn"` or `"timeout"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            EventCause::Loss => "loss",
+            EventCause::Ecn => "ecn",
+            EventCause::Timeout => "timeout",
+        }
+    }
+}
+
 /// What happened during one reporting interval of a sender
 /// ([`SendOptions::interval`]); counters are the interval's increments.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -333,6 +368,8 @@ pub struct TransferReport {
     pub ce_marks: u64,
     /// Congestion events started by CE marks rather than losses (sender).
     pub ecn_events: u64,
+    /// The sender's congestion events, oldest first (sender).
+    pub events: Vec<CongestionRecord>,
     /// Smoothed RTT at the end (sender; `None` without any sample).
     pub srtt: Option<Duration>,
     /// Smallest RTT seen (sender).

@@ -14,8 +14,8 @@ use dropless_wire::{decode, encode_data, Decoded, DATA_HEADER_LEN};
 
 use crate::io::{Batch, Socket};
 use crate::{
-    check_mss, nanos, pattern, random_u32, sys, wire_overhead, Clock, Interval, SendOptions,
-    Source, TransferReport, MAX_WAIT,
+    check_mss, nanos, pattern, random_u32, sys, wire_overhead, Clock, CongestionRecord, EventCause,
+    Interval, SendOptions, Source, TransferReport, MAX_WAIT,
 };
 
 /// Sends the file at `path` to a receiver at `peer`, with congestion
@@ -300,6 +300,20 @@ pub fn send_on(
     report.rtos = st.rtos;
     report.prr_recoveries = st.prr_recoveries;
     report.ce_marks = st.ce_marks;
+    report.events = st
+        .events
+        .iter()
+        .map(|e| CongestionRecord {
+            at: nanos(e.time.saturating_sub(start)),
+            cause: match (e.rto, e.cause) {
+                (true, _) => EventCause::Timeout,
+                (false, CongestionCause::Loss) => EventCause::Loss,
+                (false, CongestionCause::Ecn) => EventCause::Ecn,
+            },
+            cwnd: e.cwnd,
+            lost: e.lost,
+        })
+        .collect();
     report.ecn_events = st
         .events
         .iter()

@@ -9,7 +9,8 @@ use std::time::Duration;
 use common::*;
 use dropless_cc::Controller;
 use dropless_udp::{
-    pattern, recv_on, send, Interval, RecvOptions, SendOptions, Sink, Source, TransferReport,
+    pattern, recv_on, send, EventCause, Interval, RecvOptions, SendOptions, Sink, Source,
+    TransferReport,
 };
 
 struct Run {
@@ -259,6 +260,14 @@ fn ecn_marks_travel_back_and_the_controller_reacts() {
         s.congestion_events, s.ecn_events,
         "no other congestion: {s}"
     );
+    // The event list: one record per event, all CE-started, none lossy,
+    // in time order within the transfer.
+    assert_eq!(s.events.len() as u64, s.congestion_events);
+    assert!(s
+        .events
+        .iter()
+        .all(|e| e.cause == EventCause::Ecn && e.lost == 0 && e.at <= s.duration));
+    assert!(s.events.windows(2).all(|w| w[0].at <= w[1].at));
     assert_eq!((s.packets_lost, s.retransmits), (0, 0));
 
     let off = SendOptions::default();
