@@ -193,6 +193,11 @@ pub const FLOW_KEYS: &[KeyDoc] = &[
         "random host delay before each send, uniform in [0, send_jitter) (ns-2's overhead_): breaks drop-tail phase effects; drawn from the run's seed",
     ),
     k(
+        "ack_jitter",
+        "\"0s\"",
+        "random extra delay on the return path, uniform in [0, ack_jitter), never reordering ACKs: the host noise real RTT samples carry; drawn from the run's seed",
+    ),
+    k(
         "label",
         "\"CC #ID\"",
         "name of the flow in plots and tables",

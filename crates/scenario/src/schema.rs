@@ -358,6 +358,7 @@ struct RawFlow {
     ns2_recovery: bool,
     prr: bool,
     send_jitter: Time,
+    ack_jitter: Time,
     label: Option<String>,
 }
 
@@ -582,6 +583,7 @@ fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) ->
         ));
     }
     let send_jitter = o.time("send_jitter")?.unwrap_or(0);
+    let ack_jitter = o.time("ack_jitter")?.unwrap_or(0);
     let label = o.string("label", "a string")?.map(str::to_string);
     Ok(RawFlow {
         path: path.to_string(),
@@ -604,6 +606,7 @@ fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) ->
         ns2_recovery,
         prr,
         send_jitter,
+        ack_jitter,
         label,
     })
 }
@@ -1027,6 +1030,7 @@ pub(crate) fn build(
                 ns2_recovery: f.ns2_recovery,
                 prr: f.prr,
                 send_jitter: f.send_jitter,
+                ack_jitter: f.ack_jitter,
             });
             let label = match (&f.label, f.count) {
                 (Some(l), 1) => l.clone(),

@@ -171,6 +171,7 @@ stop = "8s"
 max_window = "172KB"
 prr = true
 send_jitter = "41.6us"
+ack_jitter = "50us"
 [[cross_traffic]]
 kind = "pareto"
 rate = "10Mbps"
@@ -197,8 +198,10 @@ rate = "1Mbps"
     assert_eq!(f.max_window, Some(20)); // 172000 / 8960, rounded up
     assert!(f.prr && !f.ns2_recovery);
     assert_eq!(f.send_jitter, 41_600);
+    assert_eq!(f.ack_jitter, 50_000);
     let plain = from_str(&with("[[flows]]\ncc = \"newreno\""), "t.toml", &[]).unwrap();
     assert_eq!(plain.config.flows[0].send_jitter, 0, "off by default");
+    assert_eq!(plain.config.flows[0].ack_jitter, 0, "off by default");
     let c = &s.config.cross;
     assert_eq!(c.len(), 2);
     assert_eq!(
@@ -281,6 +284,13 @@ fn errors_name_file_path_found_and_allowed() {
     )
     .unwrap_err();
     assert_eq!(e.path, "flows[0].send_jitter");
+    let e = from_str(
+        &with("[[flows]]\ncc = \"newreno\"\nack_jitter = \"-1ms\""),
+        "t.toml",
+        &[],
+    )
+    .unwrap_err();
+    assert_eq!(e.path, "flows[0].ack_jitter");
 
     // PRR and the ns-2 module's recovery exclude each other.
     let e = from_str(

@@ -164,6 +164,14 @@ pub struct FlowSpec {
     /// a seeded run stays bit-identical. `0` (default): packets leave the
     /// moment the sender releases them.
     pub send_jitter: Time,
+    /// Random extra delay on the return path: each ACK (or packet echoed
+    /// back) reaches the sender a uniform random time in `[0, ack_jitter)`
+    /// later than the path's delay says, but never before the one ahead of
+    /// it (no reordering). It stands for the host and scheduling noise a
+    /// real receiver and sender add to every RTT sample, which
+    /// `send_jitter` cannot (a delayed send is timed when it leaves).
+    /// Drawn from the run's seed; `0` (default): off.
+    pub ack_jitter: Time,
 }
 
 impl FlowSpec {
@@ -188,6 +196,7 @@ impl FlowSpec {
             ns2_recovery: false,
             prr: false,
             send_jitter: 0,
+            ack_jitter: 0,
         }
     }
     /// Sets a controller parameter (builder style).

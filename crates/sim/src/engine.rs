@@ -285,6 +285,25 @@ pub(crate) struct Flow {
     pub send_pending: bool,
     /// Draws the send delays; its own stream of the run's seed.
     pub jitter_rng: Pcg64Mcg,
+    /// [`crate::FlowSpec::ack_jitter`] (0: off).
+    pub ack_jitter: Time,
+    /// Draws the return-path delays; its own stream of the run's seed.
+    pub ack_jitter_rng: Pcg64Mcg,
+}
+
+impl Flow {
+    /// When something that starts back at `base` (`now + ack_delay`)
+    /// reaches the sender: with [`crate::FlowSpec::ack_jitter`], after a
+    /// uniform extra delay, but never before what is ahead of it (the
+    /// return path stays first in, first out).
+    #[inline]
+    fn return_time(&mut self, base: Time) -> Time {
+        if self.ack_jitter == 0 {
+            return base;
+        }
+        let t = base + self.ack_jitter_rng.gen_range(0..self.ack_jitter);
+        self.ack_pipe.back().map_or(t, |b| t.max(b.0))
+    }
 }
 
 /// One simulation run. Build it with [`Simulation::new`], then
@@ -311,6 +330,8 @@ pub struct Simulation {
 /// per flow), far from the streams of the cross-traffic sources (`1 + i`)
 /// and the controllers (`1000 + i`).
 const JITTER_STREAM: u64 = 1 << 40;
+/// Seed streams of the return-path delays (`ack_jitter`), one per flow.
+const ACK_JITTER_STREAM: u64 = 1 << 41;
 
 /// SplitMix64: derives independent stream seeds from the run seed.
 pub fn derive_seed(seed: u64, stream: u64) -> u64 {
@@ -465,6 +486,11 @@ impl Simulation {
                 jitter_rng: Pcg64Mcg::seed_from_u64(derive_seed(
                     cfg.seed,
                     JITTER_STREAM + i as u64,
+                )),
+                ack_jitter: fs.ack_jitter,
+                ack_jitter_rng: Pcg64Mcg::seed_from_u64(derive_seed(
+                    cfg.seed,
+                    ACK_JITTER_STREAM + i as u64,
                 )),
             });
         }
@@ -651,7 +677,7 @@ impl Simulation {
                 let flow = &mut self.flows[p.flow as usize];
                 if flow.lazy_rx && p.hop as usize + 1 == flow.route_len as usize {
                     // Last hop: straight onto the return path (see `lazy_rx`).
-                    let t = arrive + flow.ack_delay;
+                    let t = flow.return_time(arrive + flow.ack_delay);
                     let was_empty = flow.ack_pipe.is_empty();
                     flow.ack_pipe
                         .push_back((t, Returning::Data(arrive, p.data)));
@@ -676,11 +702,11 @@ impl Simulation {
         flow.receiver.handle_data(now, &p.data);
         let mut first = None;
         while let Some(a) = flow.receiver.poll_ack(now) {
+            let t = flow.return_time(now + flow.ack_delay);
             if flow.ack_pipe.is_empty() && first.is_none() {
-                first = Some(now + flow.ack_delay);
+                first = Some(t);
             }
-            flow.ack_pipe
-                .push_back((now + flow.ack_delay, Returning::Ack(a)));
+            flow.ack_pipe.push_back((t, Returning::Ack(a)));
         }
         if let Some(t) = first {
             self.push(t, Kind::AckArrive, f as u32);
@@ -760,11 +786,11 @@ impl Simulation {
         flow.receiver.handle_timeout(now);
         let mut first = None;
         while let Some(a) = flow.receiver.poll_ack(now) {
+            let t = flow.return_time(now + flow.ack_delay);
             if flow.ack_pipe.is_empty() && first.is_none() {
-                first = Some(now + flow.ack_delay);
+                first = Some(t);
             }
-            flow.ack_pipe
-                .push_back((now + flow.ack_delay, Returning::Ack(a)));
+            flow.ack_pipe.push_back((t, Returning::Ack(a)));
         }
         if let Some(t) = first {
             self.push(t, Kind::AckArrive, f as u32);

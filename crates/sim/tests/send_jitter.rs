@@ -122,3 +122,61 @@ fn a_paced_sender_with_jitter_does_not_spin() {
     );
     assert!((p1 as f64) > 0.9 * p0 as f64, "{p1} packets vs {p0}");
 }
+
+/// `FlowSpec::ack_jitter`: one packet per round trip on an idle path, so
+/// one ACK at a time on the return path; each round trip gains a delay
+/// uniform in [0, jitter): the mean RTT grows by half the jitter and the
+/// goodput falls by RTT / (RTT + jitter / 2), as for `send_jitter`, but the
+/// RTT samples now carry the noise (a delayed send is timed when it leaves,
+/// a delayed ACK is not).
+#[test]
+fn ack_jitter_adds_half_its_width_to_each_round_trip() {
+    let one = |ack_jitter: Time, send_jitter: Time| {
+        let mut f = FlowSpec::bulk("newreno", 40 * MILLISECOND);
+        f.max_window = Some(1);
+        f.ack_jitter = ack_jitter;
+        f.send_jitter = send_jitter;
+        let mut c = dumbbell(100e6, 10 * MILLISECOND, Buffer::Packets(100), vec![f]);
+        c.duration = 60 * SECOND;
+        let r = run(c);
+        (r.flows[0].goodput_bps, r.flows[0].mean_rtt_s * 1e3)
+    };
+    let (g0, rtt0) = one(0, 0);
+    let (g1, rtt1) = one(10 * MILLISECOND, 0);
+    let (_, rtt_send) = one(0, 10 * MILLISECOND);
+    let rtt = 40.132; // as in each_send_waits_half_the_jitter_on_average
+    assert!((rtt0 - rtt).abs() < 0.01, "base RTT {rtt0:.3} ms");
+    assert!(
+        (rtt1 - rtt0 - 5.0).abs() < 0.15,
+        "mean RTT {rtt1:.3} ms against {rtt0:.3} + 5"
+    );
+    let expected = rtt / (rtt + 5.0);
+    assert!(
+        (g1 / g0 - expected).abs() < 0.01,
+        "goodput ratio {:.4}, expected {expected:.4}",
+        g1 / g0
+    );
+    // A send delay does not show in the RTT samples.
+    assert!((rtt_send - rtt0).abs() < 0.01, "{rtt_send:.3} ms");
+}
+
+#[test]
+fn ack_jitter_is_reproducible_per_seed_and_independent_of_send_jitter() {
+    let cfg = |seed: u64, send: bool| {
+        let mut c = two_reno(send, seed);
+        for f in &mut c.flows {
+            f.ack_jitter = 2 * MILLISECOND;
+        }
+        c
+    };
+    let json = |r: &SimResult| {
+        serde_json::to_string(r).unwrap() + &serde_json::to_string(&r.series).unwrap()
+    };
+    let a = run(cfg(7, false));
+    assert_eq!(json(&a), json(&run(cfg(7, false))));
+    assert_ne!(json(&a), json(&run(cfg(8, false))));
+    // Both together differ from each alone.
+    let both = run(cfg(7, true));
+    assert_ne!(json(&both), json(&a));
+    assert_ne!(json(&both), json(&run(two_reno(true, 7))));
+}
