@@ -14,6 +14,7 @@
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
 
+use dropless_cc::Time;
 use dropless_transport::Ecn;
 use quinn_udp::{EcnCodepoint, RecvMeta, Transmit, UdpSocketState};
 
@@ -138,6 +139,48 @@ impl Socket {
     }
 }
 
+/// Places the kernel's receive timestamps ([`Socket::last_arrival_realtime`])
+/// on the loop's time line.
+pub(crate) struct ArrivalClock {
+    /// `CLOCK_REALTIME` minus the loop's clock, in nanoseconds (differences
+    /// between timestamps, such as a pair's dispersion, do not depend on it).
+    offset: u64,
+    /// The last time handed out.
+    last: Time,
+}
+
+impl ArrivalClock {
+    /// Calibrated against the loop's clock reading `now`.
+    pub(crate) fn new(now: Time) -> ArrivalClock {
+        let rt = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        ArrivalClock {
+            offset: rt.saturating_sub(now),
+            last: 0,
+        }
+    }
+
+    /// When the datagram just read from `socket` (at `read_at`) arrived:
+    /// its kernel timestamp, kept within `[max(floor, previous), read_at]`
+    /// so that time never runs backwards for the endpoint it is given to
+    /// (`floor`: the latest time already passed to it) nor into the future;
+    /// `read_at` without a timestamp.
+    pub(crate) fn stamp(&mut self, socket: &Socket, read_at: Time, floor: Time) -> Time {
+        let t = match socket.last_arrival_realtime() {
+            Some(rt) => self.place(rt, read_at, floor),
+            None => read_at,
+        };
+        self.last = t;
+        t
+    }
+
+    fn place(&self, rt: u64, read_at: Time, floor: Time) -> Time {
+        rt.saturating_sub(self.offset)
+            .clamp(floor.max(self.last).min(read_at), read_at)
+    }
+}
+
 /// What one [`Socket::recv`] got.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Received {
@@ -238,6 +281,23 @@ mod tests {
         assert!(b.fits(len));
         b.slot(len).fill(byte);
         b.commit(len);
+    }
+
+    #[test]
+    fn kernel_timestamps_map_onto_the_loop_clock_within_bounds() {
+        // Realtime 1_000_000 ns ahead of the loop's clock.
+        let mut c = ArrivalClock {
+            offset: 1_000_000,
+            last: 0,
+        };
+        assert_eq!(c.place(1_000_500, 900, 0), 500);
+        // Never after the read, never before the floor or the previous time.
+        assert_eq!(c.place(1_002_000, 900, 0), 900);
+        assert_eq!(c.place(1_000_100, 900, 400), 400);
+        c.last = 450;
+        assert_eq!(c.place(1_000_100, 900, 400), 450);
+        // A floor after the read (cannot happen) yields the read.
+        assert_eq!(c.place(1_000_100, 300, 400), 300);
     }
 
     #[test]

@@ -12,7 +12,7 @@ use dropless_cc::{PacketFlags, Time};
 use dropless_transport::{DataPacket, Ecn, Receiver};
 use dropless_wire::{decode, encode_ack, Decoded, MAX_ACK_LEN};
 
-use crate::io::{Received, Socket};
+use crate::io::{ArrivalClock, Received, Socket};
 use crate::{check_mss, nanos, pattern, random_u32, sys, Clock, RecvOptions, Sink, TransferReport};
 
 /// Longest single wait of the receiver loop (timeouts are checked at least
@@ -90,11 +90,8 @@ pub fn recv_on(
     let linger = opts.linger.as_nanos() as Time;
     let mut ack_count = 0u64;
     let mut ect_count = 0u64;
-    // CLOCK_REALTIME minus our clock, to place kernel receive timestamps on
-    // our time line (differences between them, such as a pair's dispersion,
-    // do not depend on it).
-    let rt_offset = realtime_ns().saturating_sub(clock.now());
-    let mut last_arrival: Time = 0;
+    let mut arrivals = ArrivalClock::new(clock.now());
+    let mut last_data_at: Time = 0;
 
     loop {
         // Timers.
@@ -172,17 +169,9 @@ pub fn recv_on(
             // (packet-pair dispersion must not depend on when this loop woke
             // up); the datagrams of a GRO batch share one arrival, so they
             // take the loop's clock.
-            let read_at = clock.now();
-            let arrival = if n == stride {
-                socket
-                    .last_arrival_realtime()
-                    .map(|rt| arrival_time(rt, rt_offset, read_at, last_arrival))
-            } else {
-                None
-            };
-            if let Some(a) = arrival {
-                last_arrival = a;
-            }
+            // (Never before the previous datagram's time: a pair's
+            // dispersion is a difference of the two.)
+            let arrival = (n == stride).then(|| arrivals.stamp(&socket, clock.now(), last_data_at));
             // One datagram, or several of one source `stride` bytes apart (GRO).
             for dgram in buf[..n].chunks(stride) {
                 let Ok(Decoded::Data(mut p, payload)) = decode(dgram) else {
@@ -219,6 +208,7 @@ pub fn recv_on(
                 }
                 c.check(&p, mss)?;
                 c.last_heard = now;
+                last_data_at = now;
                 let arrival = c.rx.handle_data(now, &p);
                 if arrival.is_new && !payload.is_empty() {
                     if let Some(part) = &part {
@@ -430,37 +420,5 @@ impl Drop for PartFile {
         if !self.done {
             let _ = std::fs::remove_file(&self.tmp);
         }
-    }
-}
-
-/// Nanoseconds of `CLOCK_REALTIME`.
-fn realtime_ns() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
-}
-
-/// A kernel receive timestamp `rt` (realtime) on our time line, kept between
-/// the previous arrival and the moment the datagram was read (`read_at`), so
-/// that a clock step or a stale timestamp cannot move time backwards or into
-/// the future.
-fn arrival_time(rt: u64, rt_offset: u64, read_at: Time, last: Time) -> Time {
-    rt.saturating_sub(rt_offset)
-        .clamp(last.min(read_at), read_at)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::arrival_time;
-
-    #[test]
-    fn kernel_timestamps_map_onto_the_loop_clock_within_bounds() {
-        // Realtime 1_000_000 ns ahead of our clock.
-        assert_eq!(arrival_time(1_000_500, 1_000_000, 900, 0), 500);
-        // Never after the read, never before the previous arrival.
-        assert_eq!(arrival_time(1_002_000, 1_000_000, 900, 0), 900);
-        assert_eq!(arrival_time(1_000_100, 1_000_000, 900, 400), 400);
-        // A previous arrival after this read (cannot happen) yields the read.
-        assert_eq!(arrival_time(1_000_100, 1_000_000, 300, 400), 300);
     }
 }

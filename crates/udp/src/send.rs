@@ -12,7 +12,7 @@ use dropless_cc::{CongestionCause, Controller, Time};
 use dropless_transport::{DataPacket, Ecn, Sender, SenderConfig};
 use dropless_wire::{decode, encode_data, Decoded, DATA_HEADER_LEN};
 
-use crate::io::{Batch, Socket};
+use crate::io::{ArrivalClock, Batch, Socket};
 use crate::{
     check_mss, nanos, pattern, random_u32, sys, wire_overhead, Clock, CongestionRecord, EventCause,
     Interval, SendOptions, Source, TransferReport, MAX_WAIT,
@@ -143,6 +143,7 @@ pub fn send_on(
     let interval = opts.interval.map(|d| d.as_nanos() as u64);
     let mut next_report = interval.map(|d| start.saturating_add(d));
     let mut last = Snapshot::take(&sender, start);
+    let mut arrivals = ArrivalClock::new(clock.now());
 
     // Reads (or generates) packet `p`'s payload and adds the datagram to the
     // batch, which goes out in one system call (GSO) when full or when the
@@ -274,11 +275,17 @@ pub fn send_on(
                 Err(e) => return Err(e).context("receiving ACKs"),
             };
             last_refused = false;
+            // A lone ACK is timed by its kernel receive timestamp, not by
+            // when this loop got to it, so that RTT samples do not carry the
+            // loop's delays (but never before `now`, the sender's latest
+            // time: it must not run backwards).
+            let arrival = (n == stride).then(|| arrivals.stamp(&socket, clock.now(), now));
             for dgram in ack_buf[..n].chunks(stride) {
                 if let Ok(Decoded::Ack(a)) = decode(dgram) {
                     if a.conn == sender.config().conn {
                         report.acks += 1;
-                        sender.handle_ack(clock.now(), &a);
+                        let at = arrival.unwrap_or_else(|| clock.now());
+                        sender.handle_ack(at, &a);
                     }
                 }
                 // Anything else (garbage, data, other connections): ignored.
