@@ -4,6 +4,7 @@
 use dropless_emu::{Link, LinkConfig, LinkStats};
 use dropless_scenario::units::{self, fmt_rate};
 
+use crate::transfer::unit_arg;
 use crate::Failure;
 
 pub const EMULATE_HELP: &str = "\
@@ -49,20 +50,16 @@ pub struct EmulateArgs {
     pub tun_b: String,
 }
 
-fn arg<T>(name: &str, v: &str, parse: fn(&str) -> Result<T, String>) -> Result<T, Failure> {
-    parse(v).map_err(|e| Failure::Input(format!("--{name}: found {v:?}, expected {e}")))
-}
-
 fn config(a: &EmulateArgs, seed: u64) -> Result<LinkConfig, Failure> {
     let cfg = LinkConfig {
-        rate_bps: arg("rate", &a.rate, units::parse_rate)?,
-        delay: arg("delay", &a.delay, units::parse_time)?,
-        buffer_bytes: arg("buffer", &a.buffer, units::parse_size)?,
+        rate_bps: unit_arg("rate", &a.rate, units::parse_rate)?,
+        delay: unit_arg("delay", &a.delay, units::parse_time)?,
+        buffer_bytes: unit_arg("buffer", &a.buffer, units::parse_size)?,
         loss: a.loss,
         mark_above: a
             .mark_above
             .as_deref()
-            .map(|v| arg("mark-above", v, units::parse_size))
+            .map(|v| unit_arg("mark-above", v, units::parse_size))
             .transpose()?,
         seed,
     };

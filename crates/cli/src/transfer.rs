@@ -167,7 +167,11 @@ fn check_mss(mss: u32) -> Result<(), Failure> {
 }
 
 /// Parses `--NAME VALUE` with a scenario-file unit parser.
-fn unit_arg<T>(name: &str, v: &str, parse: fn(&str) -> Result<T, String>) -> Result<T, Failure> {
+pub(crate) fn unit_arg<T>(
+    name: &str,
+    v: &str,
+    parse: fn(&str) -> Result<T, String>,
+) -> Result<T, Failure> {
     parse(v).map_err(|e| Failure::Input(format!("--{name}: found {v:?}, expected {e}")))
 }
 
@@ -320,14 +324,14 @@ fn report_json(r: &TransferReport) -> serde_json::Value {
         v["rtos"] = r.rtos.into();
         v["prr_recoveries"] = r.prr_recoveries.into();
         v["ce_marks"] = r.ce_marks.into();
-        v["ecn_events"] = r.ecn_events.into();
+        v["ecn_events"] = r.ecn_events().into();
         v["events"] = r
             .events
             .iter()
             .map(|e| {
                 serde_json::json!({
                     "t_s": e.at.as_secs_f64(),
-                    "cause": e.cause.name(),
+                    "cause": e.kind(),
                     "cwnd_pkts": e.cwnd,
                     "lost": e.lost,
                 })

@@ -292,6 +292,21 @@ pub(crate) struct Flow {
 }
 
 impl Flow {
+    /// Puts every ACK the receiver owes at `now` on the return path;
+    /// returns the arrival time of the first one if the path was empty (the
+    /// caller schedules it; otherwise an arrival is already scheduled).
+    fn queue_acks(&mut self, now: Time) -> Option<Time> {
+        let mut first = None;
+        while let Some(a) = self.receiver.poll_ack(now) {
+            let t = self.return_time(now + self.ack_delay);
+            if self.ack_pipe.is_empty() && first.is_none() {
+                first = Some(t);
+            }
+            self.ack_pipe.push_back((t, Returning::Ack(a)));
+        }
+        first
+    }
+
     /// When something that starts back at `base` (`now + ack_delay`)
     /// reaches the sender: with [`crate::FlowSpec::ack_jitter`], after a
     /// uniform extra delay, but never before what is ahead of it (the
@@ -700,15 +715,7 @@ impl Simulation {
         let now = self.now;
         let flow = &mut self.flows[f];
         flow.receiver.handle_data(now, &p.data);
-        let mut first = None;
-        while let Some(a) = flow.receiver.poll_ack(now) {
-            let t = flow.return_time(now + flow.ack_delay);
-            if flow.ack_pipe.is_empty() && first.is_none() {
-                first = Some(t);
-            }
-            flow.ack_pipe.push_back((t, Returning::Ack(a)));
-        }
-        if let Some(t) = first {
+        if let Some(t) = flow.queue_acks(now) {
             self.push(t, Kind::AckArrive, f as u32);
         }
         self.reschedule(f);
@@ -784,15 +791,7 @@ impl Simulation {
         }
         flow.sender.handle_timeout(now);
         flow.receiver.handle_timeout(now);
-        let mut first = None;
-        while let Some(a) = flow.receiver.poll_ack(now) {
-            let t = flow.return_time(now + flow.ack_delay);
-            if flow.ack_pipe.is_empty() && first.is_none() {
-                first = Some(t);
-            }
-            flow.ack_pipe.push_back((t, Returning::Ack(a)));
-        }
-        if let Some(t) = first {
+        if let Some(t) = flow.queue_acks(now) {
             self.push(t, Kind::AckArrive, f as u32);
         }
         self.send(f);

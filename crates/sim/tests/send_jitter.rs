@@ -161,7 +161,7 @@ fn ack_jitter_adds_half_its_width_to_each_round_trip() {
 }
 
 #[test]
-fn ack_jitter_is_reproducible_per_seed_and_independent_of_send_jitter() {
+fn ack_jitter_is_reproducible_per_seed_and_combines_with_send_jitter() {
     let cfg = |seed: u64, send: bool| {
         let mut c = two_reno(send, seed);
         for f in &mut c.flows {

@@ -364,7 +364,6 @@ pub struct Sender {
     recovery_start: Time,
     recovery_point: u64,
     recovery_event: Option<usize>,
-    ce_seen: u64,
     rto_deadline: Option<Time>,
     /// The next packet is the second of a pair: send it back to back.
     pair_pending: bool,
@@ -443,7 +442,6 @@ impl Sender {
             recovery_start: 0,
             recovery_point: 0,
             recovery_event: None,
-            ce_seen: 0,
             rto_deadline: None,
             pair_pending: false,
             last_tx_time: None,
@@ -1099,9 +1097,8 @@ impl Sender {
             }
         }
 
-        let new_ce = ack.ce_count.saturating_sub(self.ce_seen);
-        self.ce_seen = self.ce_seen.max(ack.ce_count);
-        self.stats.ce_marks = self.ce_seen;
+        let new_ce = ack.ce_count.saturating_sub(self.stats.ce_marks);
+        self.stats.ce_marks = self.stats.ce_marks.max(ack.ce_count);
         let cause = if newly_lost > 0 {
             Some(CongestionCause::Loss)
         } else if new_ce > 0 {

@@ -77,7 +77,7 @@
 use std::fmt;
 use std::time::{Duration, Instant};
 
-use dropless_cc::{ConnInfo, Time};
+use dropless_cc::{CongestionCause, ConnInfo, Time};
 use dropless_transport::AckPolicy;
 
 mod io;
@@ -218,37 +218,30 @@ pub enum Sink<'a> {
     Check,
 }
 
-/// One congestion event of a transfer, as the sender saw it.
+/// One congestion event of a transfer, as the sender saw it (the
+/// transport's [`dropless_transport::EventRecord`] with its time relative
+/// to the first transmission).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CongestionRecord {
     /// When it was detected, from the first transmission.
     pub at: Duration,
-    /// What started it: a loss, CE marks, or a retransmission timeout.
-    pub cause: EventCause,
+    /// Loss or CE marks; a retransmission timeout has `rto`.
+    pub cause: CongestionCause,
+    /// A retransmission timeout.
+    pub rto: bool,
     /// Congestion window just before it, packets.
     pub cwnd: f64,
     /// Packets declared lost in it (until its recovery ended).
     pub lost: u32,
 }
 
-/// What started a congestion event.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EventCause {
-    /// Packets were declared lost (fast recovery).
-    Loss,
-    /// The receiver echoed CE marks.
-    Ecn,
-    /// The retransmission timer expired.
-    Timeout,
-}
-
-impl EventCause {
+impl CongestionRecord {
     /// `"loss"`, `"ecn"` or `"timeout"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            EventCause::Loss => "loss",
-            EventCause::Ecn => "ecn",
-            EventCause::Timeout => "timeout",
+    pub fn kind(&self) -> &'static str {
+        match (self.rto, self.cause) {
+            (true, _) => "timeout",
+            (false, CongestionCause::Loss) => "loss",
+            (false, CongestionCause::Ecn) => "ecn",
         }
     }
 }
@@ -366,8 +359,6 @@ pub struct TransferReport {
     /// CE-marked data packets: received (receiver) or echoed by the
     /// receiver (sender).
     pub ce_marks: u64,
-    /// Congestion events started by CE marks rather than losses (sender).
-    pub ecn_events: u64,
     /// The sender's congestion events, oldest first (sender).
     pub events: Vec<CongestionRecord>,
     /// Smoothed RTT at the end (sender; `None` without any sample).
@@ -390,6 +381,14 @@ pub struct TransferReport {
 }
 
 impl TransferReport {
+    /// Congestion events started by CE marks rather than losses (sender).
+    pub fn ecn_events(&self) -> u64 {
+        self.events
+            .iter()
+            .filter(|e| !e.rto && e.cause == CongestionCause::Ecn)
+            .count() as u64
+    }
+
     fn set_goodput(&mut self) {
         let s = self.duration.as_secs_f64();
         self.goodput_bps = if s > 0.0 {
@@ -423,11 +422,12 @@ impl fmt::Display for TransferReport {
             if self.prr_recoveries > 0 {
                 write!(f, ", {} with PRR", self.prr_recoveries)?;
             }
-            if self.ce_marks > 0 || self.ecn_events > 0 {
+            if self.ce_marks > 0 {
                 write!(
                     f,
                     ", {} CE marks echoed ({} ECN events)",
-                    self.ce_marks, self.ecn_events
+                    self.ce_marks,
+                    self.ecn_events()
                 )?;
             }
             if let Some(s) = self.srtt {

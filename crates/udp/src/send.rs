@@ -8,14 +8,14 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
-use dropless_cc::{CongestionCause, Controller, Time};
+use dropless_cc::{Controller, Time};
 use dropless_transport::{DataPacket, Ecn, Sender, SenderConfig};
 use dropless_wire::{decode, encode_data, Decoded, DATA_HEADER_LEN};
 
 use crate::io::{ArrivalClock, Batch, Socket};
 use crate::{
-    check_mss, nanos, pattern, random_u32, sys, wire_overhead, Clock, CongestionRecord, EventCause,
-    Interval, SendOptions, Source, TransferReport, MAX_WAIT,
+    check_mss, nanos, pattern, random_u32, sys, wire_overhead, Clock, CongestionRecord, Interval,
+    SendOptions, Source, TransferReport, MAX_WAIT,
 };
 
 /// Sends the file at `path` to a receiver at `peer`, with congestion
@@ -312,20 +312,12 @@ pub fn send_on(
         .iter()
         .map(|e| CongestionRecord {
             at: nanos(e.time.saturating_sub(start)),
-            cause: match (e.rto, e.cause) {
-                (true, _) => EventCause::Timeout,
-                (false, CongestionCause::Loss) => EventCause::Loss,
-                (false, CongestionCause::Ecn) => EventCause::Ecn,
-            },
+            cause: e.cause,
+            rto: e.rto,
             cwnd: e.cwnd,
             lost: e.lost,
         })
         .collect();
-    report.ecn_events = st
-        .events
-        .iter()
-        .filter(|e| e.cause == CongestionCause::Ecn && !e.rto)
-        .count() as u64;
     let rtt = sender.rtt();
     if rtt.has_sample() {
         report.srtt = Some(nanos(rtt.srtt()));
