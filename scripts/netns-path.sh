@@ -13,7 +13,8 @@
 #   sudo scripts/netns-path.sh -m 60kB newreno                   # ECN marking above 60 kB (sends with --ecn)
 # Environment: DROPLESS (the binary; default target/release/dropless, built if
 # missing), RECV_ARGS (more `dropless recv` options, e.g. --ack probe for
-# TCP-Madison), SEND_ARGS (more `dropless send` options, e.g. --prr or --no-gso).
+# TCP-Madison), SEND_ARGS (more `dropless send` options, e.g. --prr or --no-gso),
+# EMU_OPTS (more `dropless emulate` options, e.g. --spin 0s --seed 7).
 set -euo pipefail
 # shellcheck source=scripts/netns-common.sh
 . "$(dirname "$0")/netns-common.sh"
@@ -56,7 +57,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-EMU_ARGS=(--rate "$RATE" --delay "$DELAY" --buffer "$BUFFER" --loss "$LOSS" --tun-a "$TA" --tun-b "$TB")
+EMU_ARGS=(--rate "$RATE" --delay "$DELAY" --buffer "$BUFFER" --loss "$LOSS" --tun-a "$TA" --tun-b "$TB" ${EMU_OPTS:-})
 ECN_ARGS=()
 if [ -n "$MARK" ]; then
     EMU_ARGS+=(--mark-above "$MARK")

@@ -1,7 +1,7 @@
 //! `dropless emulate`: a bottleneck link in user space between two TUN
 //! devices (`dropless_emu`), for real transfers over a long fat path.
 
-use dropless_emu::{Link, LinkConfig, LinkStats};
+use dropless_emu::{Link, LinkConfig};
 use dropless_scenario::units::{self, fmt_rate};
 
 use crate::transfer::unit_arg;
@@ -12,7 +12,9 @@ Creates TUN devices A and B and forwards IP packets between them through one
 emulated link per direction: the given rate, one-way delay, drop-tail buffer,
 random loss and ECN step marking (ECT packets are set to CE when more than
 --mark-above bytes are queued). Runs until interrupted (Ctrl-C, SIGTERM), then
-prints each direction's counters. Needs root. Move the devices into two
+prints each direction's counters, with how late the packets were handed over
+against their due time (the emulator's own timing error: packet spacing
+measured behind it, such as a packet pair's dispersion, carries it). Needs root. Move the devices into two
 network namespaces and address them; scripts/netns-path.sh does all of it and
 runs `dropless send`/`recv` across.
 
@@ -42,6 +44,10 @@ pub struct EmulateArgs {
     /// Seed of the random loss
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Busy-poll for this long before each delivery instead of sleeping
+    /// through it (0s: sleep only, and let the wake-up be late)
+    #[arg(long, default_value = "100us")]
+    pub spin: String,
     /// Name of TUN device A
     #[arg(long, default_value = "dlemu-a")]
     pub tun_a: String,
@@ -68,10 +74,14 @@ fn config(a: &EmulateArgs, seed: u64) -> Result<LinkConfig, Failure> {
     Ok(cfg)
 }
 
-fn line(dir: &str, s: &LinkStats) -> String {
+fn line(dir: &str, l: &Link) -> String {
+    let s = l.stats();
+    let late = l.lateness();
+    let us = |t: u64| t as f64 / 1e3;
     format!(
-        "{dir}: {} packets in, {} out ({} bytes), {} dropped at the full buffer, {} lost at random, {} CE-marked, max queue {} bytes",
-        s.packets_in, s.packets_out, s.bytes_out, s.overflows, s.lost, s.marked, s.max_queue_bytes
+        "{dir}: {} packets in, {} out ({} bytes), {} dropped at the full buffer, {} lost at random, {} CE-marked, max queue {} bytes, delivered late by median {:.1} us, 99th percentile {:.1} us, max {:.1} us",
+        s.packets_in, s.packets_out, s.bytes_out, s.overflows, s.lost, s.marked, s.max_queue_bytes,
+        us(late.median), us(late.p99), us(late.max)
     )
 }
 
@@ -81,6 +91,7 @@ pub fn emulate(a: &EmulateArgs) -> Result<(), Failure> {
     // The two directions draw independent loss decisions.
     let ab = config(a, a.seed)?;
     let ba = config(a, a.seed ^ 0x9E37_79B9_7F4A_7C15)?;
+    let spin = unit_arg("spin", &a.spin, units::parse_time)?;
     let run_err = |e: anyhow::Error| Failure::Run(format!("{e:#}"));
     let mut ta = Tun::create(&a.tun_a).map_err(run_err)?;
     let mut tb = Tun::create(&a.tun_b).map_err(run_err)?;
@@ -93,15 +104,16 @@ pub fn emulate(a: &EmulateArgs) -> Result<(), Failure> {
         tb.name()
     );
     let (mut lab, mut lba) = (Link::new(ab), Link::new(ba));
-    let (sab, sba) = run(&mut ta, &mut tb, &mut lab, &mut lba).map_err(run_err)?;
-    println!("{}", line(&format!("{} -> {}", a.tun_a, a.tun_b), &sab));
-    println!("{}", line(&format!("{} -> {}", a.tun_b, a.tun_a), &sba));
+    run(&mut ta, &mut tb, &mut lab, &mut lba, spin).map_err(run_err)?;
+    println!("{}", line(&format!("{} -> {}", a.tun_a, a.tun_b), &lab));
+    println!("{}", line(&format!("{} -> {}", a.tun_b, a.tun_a), &lba));
     Ok(())
 }
 
 #[cfg(not(target_os = "linux"))]
 pub fn emulate(a: &EmulateArgs) -> Result<(), Failure> {
     config(a, a.seed)?;
+    unit_arg("spin", &a.spin, units::parse_time)?;
     Err(Failure::Run(
         "dropless emulate needs Linux TUN devices".to_string(),
     ))

@@ -276,4 +276,9 @@ fn emulate_rejects_bad_values_naming_the_option() {
     let (c, e) = run(&a);
     assert_eq!(c, Some(2));
     assert!(e.contains("--loss") && e.contains("probability"), "{e}");
+    let mut a = ok.to_vec();
+    a.extend(["--spin", "often"]);
+    let (c, e) = run(&a);
+    assert_eq!(c, Some(2));
+    assert!(e.contains("--spin"), "{e}");
 }
