@@ -30,12 +30,20 @@ impl Socket {
     /// Takes over `sock` (made non-blocking, GRO enabled where possible).
     pub(crate) fn new(sock: UdpSocket) -> io::Result<Socket> {
         let state = UdpSocketState::new((&sock).into())?;
-        Ok(Socket { sock, state })
+        let s = Socket { sock, state };
+        // The first SIOCGSTAMPNS turns the socket's receive timestamps on
+        // (the kernel does it asynchronously, within milliseconds). Made
+        // now, not after the first datagram, it lets the first datagrams be
+        // timed too: before, the first packet pair of a connection got the
+        // times the loop read its two packets, and TCP-Madison's first
+        // capacity estimate came from that pair.
+        s.last_arrival_realtime();
+        Ok(s)
     }
 
     /// When the kernel received the datagram last read, as nanoseconds of
     /// `CLOCK_REALTIME` (Linux `SIOCGSTAMPNS`; the first call turns receive
-    /// timestamps on, so it answers from the next datagram on). Unlike the
+    /// timestamps on, which [`Socket::new`] does). Unlike the
     /// time the event loop gets to a datagram, this does not depend on when
     /// the loop woke up, which is what timing a packet pair needs.
     pub(crate) fn last_arrival_realtime(&self) -> Option<u64> {
@@ -298,6 +306,39 @@ mod tests {
         assert_eq!(c.place(1_000_100, 900, 400), 450);
         // A floor after the read (cannot happen) yields the read.
         assert_eq!(c.place(1_000_100, 300, 400), 300);
+    }
+
+    /// The very first datagram a socket receives carries its kernel
+    /// timestamp too: the first packet pair of a connection is timed like
+    /// every other (TCP-Madison takes its first capacity estimate from it).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_first_datagram_is_timestamped_on_arrival() {
+        let rx = Socket::new(UdpSocket::bind("127.0.0.1:0").unwrap()).unwrap();
+        let tx = UdpSocket::bind("127.0.0.1:0").unwrap();
+        // The kernel turns timestamping on asynchronously (a deferred
+        // static key); a receiver starts well before its first datagram.
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        tx.send_to(b"first", rx.sock.local_addr().unwrap()).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let mut buf = rx.recv_buffer(100);
+        let got = rx.recv(&mut buf).unwrap().expect("a datagram is waiting");
+        assert_eq!(&buf[..got.len], b"first");
+        let read = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos() as u64;
+        let stamp = rx
+            .last_arrival_realtime()
+            .expect("the first datagram has a kernel timestamp");
+        // Sent 50 ms before it was read: the stamp is the arrival, not the
+        // read (that is, not within 40 ms of the read).
+        let before = read as i128 - stamp as i128;
+        assert!(
+            before >= 40_000_000,
+            "stamped {} ms before the read",
+            before as f64 / 1e6
+        );
     }
 
     #[test]
