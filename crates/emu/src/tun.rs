@@ -81,10 +81,11 @@ extern "C" fn on_signal(_: libc::c_int) {
 ///
 /// Within `spin` of the next delivery the loop polls the devices without
 /// sleeping. A timed sleep wakes late: on the 2-core VM this was written on,
-/// by a median 10 us and a 99th percentile of 400-700 us (up to 3 ms) with
-/// a sender and a receiver on the same machine, which compresses and
-/// stretches the spacing of packets behind the link; spinning the last
-/// 100 us brought it to a median 0.4 us and a 99th percentile of 10-20 us
+/// with a sender and a receiver on the same machine, by a median 7-10 us
+/// and a 99th percentile of 24-700 us (varying from run to run and hour to
+/// hour; up to 6 ms at most), which compresses and stretches the spacing of
+/// packets behind the link. Spinning the last 100 us brought it to a median
+/// 0.4 us and a 99th percentile of 10-20 us in every run
 /// ([`Link::lateness`] measures it in every run). Running the loop at
 /// real-time priority instead was tried and not kept: it cut the 99th
 /// percentile only to 40-130 us, and together with spinning it let the
