@@ -50,6 +50,12 @@ transfer() {
         cat "$OUT/send"
     fi
     wait "$rx" || { echo "== $spec: receiver failed"; cat "$OUT/recv"; }
-    [ -n "${SEND_ARGS:-}" ] && head -n -1 "$OUT/send"
-    echo "== $spec: $(tail -1 "$OUT/send")"
+    if [ "$(head -c 1 "$OUT/send")" = "{" ]; then
+        # --json: one object, printed whole.
+        cat "$OUT/send"
+        echo "== $spec: JSON above"
+    else
+        [ -n "${SEND_ARGS:-}" ] && head -n -1 "$OUT/send"
+        echo "== $spec: $(tail -1 "$OUT/send")"
+    fi
 }
