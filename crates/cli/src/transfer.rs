@@ -37,10 +37,17 @@ so a failed transfer leaves no partial file. --discard only counts the bytes;
 --check also verifies every byte against the generated data of `dropless send
 --bytes/--time` and fails at the first difference.
 
+With --keep (and --discard or --check) it serves one transfer after another
+until interrupted, as an iperf3 server does: a line per transfer (a JSON
+object per line with --json), and a failed transfer is reported on stderr
+without ending the loop. A transfer then opens only with its sender's first
+packet, so late packets of the previous one cannot open the next.
+
 Examples:
   dropless recv 127.0.0.1:9000 --out copy.bin
   dropless recv 127.0.0.1:9000 --out copy.bin --ack every
-  dropless recv 127.0.0.1:9000 --check --json";
+  dropless recv 127.0.0.1:9000 --check --json
+  dropless recv 0.0.0.0:9000 --discard --keep";
 
 /// Arguments of `dropless send`.
 #[derive(clap::Args, Debug)]
@@ -123,9 +130,14 @@ pub struct RecvArgs {
     /// Acknowledgement policy
     #[arg(long, value_enum, default_value_t = AckArg::Delayed)]
     pub ack: AckArg,
-    /// Give up after this many seconds without data
+    /// Give up after this many seconds without data (with --keep: only
+    /// within a transfer; the next one is awaited for ever)
     #[arg(long, default_value_t = 30.0)]
     pub timeout: f64,
+    /// Serve transfers one after another until interrupted (with --discard
+    /// or --check)
+    #[arg(long, conflicts_with = "out")]
+    pub keep: bool,
 }
 
 fn parse_params(cc: &str, raw: &[String]) -> Result<Vec<(String, f64)>, Failure> {
@@ -347,6 +359,7 @@ fn report_json(r: &TransferReport) -> serde_json::Value {
 
 pub fn recv(a: &RecvArgs) -> Result<(), Failure> {
     check_mss(a.mss)?;
+    let timeout = duration("--timeout", a.timeout)?;
     let opts = RecvOptions {
         mss: a.mss,
         ack_policy: match a.ack {
@@ -354,7 +367,13 @@ pub fn recv(a: &RecvArgs) -> Result<(), Failure> {
             AckArg::Delayed => AckPolicy::DELAYED,
             AckArg::Probe => AckPolicy::ProbeOnly,
         },
-        start_timeout: Some(duration("--timeout", a.timeout)?),
+        start_timeout: if a.keep { None } else { Some(timeout) },
+        idle_timeout: if a.keep {
+            timeout
+        } else {
+            RecvOptions::default().idle_timeout
+        },
+        require_first_packet: a.keep,
         ..RecvOptions::default()
     };
     // clap's "sink" group makes exactly one of the three present.
@@ -363,12 +382,55 @@ pub fn recv(a: &RecvArgs) -> Result<(), Failure> {
         (None, true) => Sink::Check,
         (None, false) => Sink::Discard,
     };
-    let report =
-        dropless_udp::recv(a.addr, sink, &opts).map_err(|e| Failure::Run(format!("{e:#}")))?;
-    if a.json {
-        println!("{:#}", report_json(&report));
-    } else {
-        println!("{report}");
+    if !a.keep {
+        let report =
+            dropless_udp::recv(a.addr, sink, &opts).map_err(|e| Failure::Run(format!("{e:#}")))?;
+        if a.json {
+            println!("{:#}", report_json(&report));
+        } else {
+            println!("{report}");
+        }
+        return Ok(());
     }
-    Ok(())
+    let socket = std::net::UdpSocket::bind(a.addr)
+        .map_err(|e| Failure::Run(format!("binding {}: {e}", a.addr)))?;
+    eprintln!("listening on {} (Ctrl-C ends)", a.addr);
+    // A failed transfer does not end the loop, but a socket that fails at
+    // once, again and again, does.
+    let mut quick_failures = 0;
+    loop {
+        let s = socket
+            .try_clone()
+            .map_err(|e| Failure::Run(format!("cloning the socket: {e}")))?;
+        let began = std::time::Instant::now();
+        match dropless_udp::recv_on(s, sink, &opts) {
+            Ok(r) => {
+                if a.json {
+                    // One object per line (JSON Lines), with the sender.
+                    let mut v = report_json(&r);
+                    v["peer"] = r.peer.map(|p| p.to_string()).into();
+                    println!("{v}");
+                } else {
+                    let from = r.peer.map(|p| p.to_string()).unwrap_or_default();
+                    println!("from {from}: {r}");
+                }
+                // A pipe reader sees each transfer as it ends.
+                let _ = std::io::Write::flush(&mut std::io::stdout());
+                quick_failures = 0;
+            }
+            Err(e) => {
+                eprintln!("transfer failed: {e:#}");
+                if began.elapsed() < Duration::from_millis(10) {
+                    quick_failures += 1;
+                    if quick_failures >= 100 {
+                        return Err(Failure::Run(format!(
+                            "the receiver fails at once, repeatedly: {e:#}"
+                        )));
+                    }
+                } else {
+                    quick_failures = 0;
+                }
+            }
+        }
+    }
 }

@@ -282,3 +282,35 @@ fn emulate_rejects_bad_values_naming_the_option() {
     assert_eq!(c, Some(2));
     assert!(e.contains("--spin"), "{e}");
 }
+
+/// `recv --keep` serves one transfer after another (a JSON object per line
+/// with --json, naming the sender) and refuses to write a file.
+#[test]
+fn recv_keep_serves_transfer_after_transfer() {
+    let addr = format!("127.0.0.1:{}", free_port());
+    let mut rx = spawn_recv(&addr, &["--check", "--keep", "--json"]);
+    for n in ["200kB", "300kB"] {
+        send_ok(&[&addr, "--bytes", n]);
+    }
+    // The second report is printed once the receiver's linger is over.
+    std::thread::sleep(std::time::Duration::from_millis(1000));
+    rx.kill().unwrap();
+    let out = rx.wait_with_output().unwrap();
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[0]["bytes"], 200_000);
+    assert_eq!(lines[1]["bytes"], 300_000);
+    assert!(lines.iter().all(|l| l["peer"]
+        .as_str()
+        .is_some_and(|p| p.starts_with("127.0.0.1:"))));
+
+    let o = Command::new(bin())
+        .args(["recv", &addr, "--keep", "--out", "x.bin"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--keep"));
+}

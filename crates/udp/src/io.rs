@@ -117,6 +117,26 @@ impl Socket {
         }
     }
 
+    /// Copies the next waiting datagram (or GRO buffer) into `buf` without
+    /// taking it off the socket, with its sender; `None` when nothing is
+    /// waiting.
+    pub(crate) fn peek(&self, buf: &mut [u8]) -> io::Result<Option<(usize, SocketAddr)>> {
+        // SAFETY: `MaybeUninit<u8>` has the layout of `u8`, and the kernel
+        // only writes initialised bytes into it.
+        let uninit = unsafe {
+            std::slice::from_raw_parts_mut(
+                buf.as_mut_ptr().cast::<std::mem::MaybeUninit<u8>>(),
+                buf.len(),
+            )
+        };
+        // The socket is non-blocking (quinn-udp makes it so).
+        match socket2::SockRef::from(&self.sock).peek_from(uninit) {
+            Ok((n, from)) => Ok(from.as_socket().map(|a| (n, a))),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
     /// Receives one buffer of datagrams into `buf`: the datagrams are
     /// `buf[..len].chunks(stride)`, all from `src` with the IP header's ECN
     /// codepoint `ecn` (GRO merges only datagrams with equal headers).

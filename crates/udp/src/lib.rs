@@ -305,6 +305,14 @@ pub struct RecvOptions {
     /// Requested `SO_RCVBUF`/`SO_SNDBUF` in bytes (the kernel may cap it);
     /// 0 keeps the system default. Default 4 MiB.
     pub socket_buffer: usize,
+    /// Open a connection only with its first packet (sequence number 0;
+    /// the sender retransmits it until it is acknowledged). A server that
+    /// receives one transfer after another on the same socket sets it, so
+    /// that late packets of the previous transfer, or of one that failed
+    /// part-way, cannot open the next (and the linger ends when the next
+    /// transfer's first packet arrives, see [`recv_on`]). Default false (any
+    /// packet opens).
+    pub require_first_packet: bool,
     /// **Test hook**, leave `None` in real use: when `Some(n)`, every `n`-th
     /// ACK is silently not sent.
     pub debug_drop_ack_every: Option<u64>,
@@ -324,6 +332,7 @@ impl Default for RecvOptions {
             linger: Duration::from_millis(500),
             sync: true,
             socket_buffer: 4 << 20,
+            require_first_packet: false,
             debug_drop_ack_every: None,
             debug_mark_ce_every: None,
         }
@@ -343,6 +352,8 @@ pub struct TransferReport {
     pub goodput_bps: f64,
     /// Name of the congestion controller (sender only).
     pub controller: &'static str,
+    /// The other endpoint (receiver: the sender's address).
+    pub peer: Option<std::net::SocketAddr>,
     /// Data packets transmitted, retransmissions included (sender).
     pub packets_sent: u64,
     /// Retransmitted packets (sender).

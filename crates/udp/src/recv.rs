@@ -60,7 +60,12 @@ pub fn recv(
 /// untouched. With [`Sink::Check`] every new payload is compared with the
 /// generated stream ([`crate::pattern`]) and the first difference is an
 /// error. After completion the receiver lingers ([`RecvOptions::linger`])
-/// to re-acknowledge retransmissions.
+/// to re-acknowledge retransmissions. With
+/// [`RecvOptions::require_first_packet`] (a server calling this in a loop on
+/// clones of one socket) the linger ends as soon as another transfer's
+/// first packet is waiting, and that packet is left on the socket for the
+/// next call: a sender that starts right after the previous one is not
+/// ignored until its retransmission timeout.
 pub fn recv_on(
     socket: UdpSocket,
     sink: Sink<'_>,
@@ -150,7 +155,24 @@ pub fn recv_on(
         }
 
         // Drain the socket.
+        let mut next_transfer = false;
         loop {
+            if opts.require_first_packet {
+                if let Some(c) = conn.as_ref().filter(|c| c.complete_at.is_some()) {
+                    // Lingering: the first packet of another transfer ends
+                    // the linger and is left on the socket for it.
+                    if let Some((n, src)) = socket.peek(&mut buf)? {
+                        let first =
+                            &buf[..n.min(dropless_wire::DATA_HEADER_LEN + opts.mss as usize)];
+                        if matches!(decode(first), Ok(Decoded::Data(p, _))
+                            if p.seq == 0 && (p.conn != c.id || src != c.peer))
+                        {
+                            next_transfer = true;
+                            break;
+                        }
+                    }
+                }
+            }
             let Received {
                 src,
                 len: n,
@@ -191,6 +213,9 @@ pub fn recv_on(
                 }
                 let now = arrival.unwrap_or_else(|| clock.now());
                 if conn.is_none() {
+                    if opts.require_first_packet && p.seq != 0 {
+                        continue;
+                    }
                     conn = Some(Conn {
                         peer: src,
                         id: p.conn,
@@ -246,6 +271,9 @@ pub fn recv_on(
                 );
             }
         }
+        if next_transfer {
+            break;
+        }
     }
 
     let c = conn.expect("the loop ends only after completion");
@@ -254,6 +282,7 @@ pub fn recv_on(
     report.duplicates = st.duplicates;
     report.ce_marks = st.ce_received;
     report.acks = ack_count;
+    report.peer = Some(c.peer);
     report.set_goodput();
     Ok(report)
 }

@@ -133,6 +133,7 @@ pub fn send_on(
     let mut ack_buf = socket.recv_buffer(2048);
     let mut report = TransferReport {
         controller: sender.controller().name(),
+        peer: Some(peer),
         ..Default::default()
     };
     let mut tx_count = 0u64;

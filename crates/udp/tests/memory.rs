@@ -276,3 +276,71 @@ fn ecn_marks_travel_back_and_the_controller_reacts() {
     eprintln!("ecn off\n  sender: {s}\n  receiver: {rx}");
     assert_eq!((rx.ce_marks, s.ce_marks, s.ecn_events()), (0, 0, 0));
 }
+
+/// A server's loop: one transfer after another on the same socket, with a
+/// stray data packet (not a connection's first) before each. With
+/// `require_first_packet` the stray packets open nothing, both transfers
+/// arrive whole from their own senders, and the second, which starts while
+/// the receiver still lingers for the first, is not held up (its first
+/// packets would otherwise be ignored and retransmitted after a timeout).
+#[test]
+fn a_server_receives_transfer_after_transfer_and_strays_open_nothing() {
+    use dropless_cc::PacketFlags;
+    use dropless_transport::{DataPacket, Ecn};
+    let _g = serial();
+    let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let server: SocketAddr = sock.local_addr().unwrap();
+    let stranger = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let stray = |seq: u64| {
+        let payload = [7u8; 100];
+        let p = DataPacket {
+            conn: 0xABCD,
+            seq,
+            len: 100,
+            flags: PacketFlags::NONE,
+            ecn: Ecn::NotEct,
+            ts: 1,
+        };
+        let mut buf = [0u8; 200];
+        let n = dropless_wire::encode_data(&p, &payload, &mut buf).unwrap();
+        stranger.send_to(&buf[..n], server).unwrap();
+    };
+    let ropts_linger = Duration::from_secs(3);
+    let ropts = RecvOptions {
+        require_first_packet: true,
+        linger: ropts_linger,
+        ..recv_opts()
+    };
+    let h = std::thread::spawn(move || {
+        (0..2)
+            .map(|_| recv_on(sock.try_clone().unwrap(), Sink::Check, &ropts))
+            .collect::<Vec<_>>()
+    });
+    let mut senders = Vec::new();
+    for i in 0..2u64 {
+        stray(5 + i);
+        std::thread::sleep(Duration::from_millis(50));
+        let bind = UdpSocket::bind("127.0.0.1:0").unwrap();
+        senders.push(bind.local_addr().unwrap());
+        let s = dropless_udp::send_on(
+            bind,
+            Source::Bytes(1_000_000 + i),
+            server,
+            Box::new(FixedWindow(32.0)),
+            &SendOptions::default(),
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!(s.bytes, 1_000_000 + i);
+        assert_eq!((s.retransmits, s.rtos), (0, 0), "transfer {i}: {s}");
+        // Not held up for the 3 s the receiver would linger (a 1 MB
+        // loopback transfer takes about 10 ms).
+        assert!(s.duration < ropts_linger / 2, "transfer {i}: {s}");
+    }
+    let got = h.join().unwrap();
+    for (i, r) in got.into_iter().enumerate() {
+        let r = r.unwrap();
+        assert_eq!(r.bytes, 1_000_000 + i as u64);
+        assert_eq!(r.peer, Some(senders[i]), "transfer {i}");
+    }
+}
