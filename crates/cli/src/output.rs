@@ -213,7 +213,8 @@ fn link_table(r: &SimResult) -> Columns {
     }
 }
 
-fn write_csv(path: &Path, c: &Columns) -> Res<()> {
+/// Writes `c` as CSV at `path` (missing values as empty fields).
+pub fn write_csv(path: &Path, c: &Columns) -> Res<()> {
     let name = path.display().to_string();
     let f = File::create(path).map_err(io(&name))?;
     let mut w = BufWriter::with_capacity(1 << 20, f);

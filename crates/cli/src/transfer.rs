@@ -2,7 +2,7 @@
 //! transport endpoint and controllers the simulator runs.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use dropless_cc::registry;
@@ -92,6 +92,14 @@ pub struct SendArgs {
     /// receiver echoes (RFC 3168)
     #[arg(long)]
     pub ecn: bool,
+    /// Write the sender's state every --trace-every to this CSV file (the
+    /// simulator's flows.csv columns, then counters and the controller's
+    /// variables), once the transfer has ended
+    #[arg(long, value_name = "FILE")]
+    pub trace: Option<PathBuf>,
+    /// Sampling period of --trace, e.g. 1ms
+    #[arg(long, value_name = "TIME", default_value = "10ms", requires = "trace")]
+    pub trace_every: String,
 }
 
 /// How the receiver acknowledges.
@@ -232,6 +240,24 @@ pub fn send(a: &SendArgs) -> Result<(), Failure> {
             .as_deref()
             .map(|v| positive_time("interval", v))
             .transpose()?,
+        trace_every: match &a.trace {
+            Some(path) => {
+                // Checked now, not after a long transfer.
+                let dir = match path.parent() {
+                    Some(d) if !d.as_os_str().is_empty() => d,
+                    _ => Path::new("."),
+                };
+                if !dir.is_dir() {
+                    return Err(Failure::Input(format!(
+                        "--trace {}: directory {} does not exist",
+                        path.display(),
+                        dir.display()
+                    )));
+                }
+                Some(positive_time("trace-every", &a.trace_every)?)
+            }
+            None => None,
+        },
         ..SendOptions::default()
     };
     let mut intervals = Vec::new();
@@ -261,6 +287,9 @@ pub fn send(a: &SendArgs) -> Result<(), Failure> {
     };
     let report = dropless_udp::send(source, a.peer, cc, &opts, &mut on_interval)
         .map_err(|e| Failure::Run(format!("{e:#}")))?;
+    if let Some(path) = &a.trace {
+        write_trace(path, &report.trace)?;
+    }
     if json {
         let mut v = report_json(&report);
         v["intervals"] = serde_json::Value::Array(intervals);
@@ -269,6 +298,81 @@ pub fn send(a: &SendArgs) -> Result<(), Failure> {
         println!("{report}");
     }
     Ok(())
+}
+
+/// Writes the sender's trace as CSV: the columns of the simulator's
+/// `flows.csv` (so the two overlay), then the counters and the
+/// controller's variables. Written under a temporary name and renamed, so
+/// a failed write leaves no partial file.
+fn write_trace(path: &Path, trace: &[Interval]) -> Result<(), Failure> {
+    let fixed = [
+        "t_s",
+        "goodput_bps",
+        "cwnd_pkts",
+        "pacing_bps",
+        "rtt_s",
+        "in_flight_pkts",
+        "srtt_s",
+        "sent",
+        "retransmits",
+        "lost",
+        "congestion_events",
+    ];
+    let mut names: Vec<&'static str> = fixed.to_vec();
+    for i in trace {
+        for (k, _) in &i.vars {
+            if !names.contains(k) {
+                names.push(k);
+            }
+        }
+    }
+    let mut cols: Vec<Vec<f64>> = vec![Vec::with_capacity(trace.len()); names.len()];
+    let secs = |d: Option<Duration>| d.map_or(f64::NAN, |d| d.as_secs_f64());
+    for i in trace {
+        let row = [
+            i.end.as_secs_f64(),
+            i.goodput_bps,
+            i.cwnd.unwrap_or(f64::NAN),
+            i.pacing_rate_bps.unwrap_or(f64::NAN),
+            secs(i.latest_rtt),
+            i.in_flight as f64,
+            secs(i.srtt),
+            i.packets_sent as f64,
+            i.retransmits as f64,
+            i.packets_lost as f64,
+            i.congestion_events as f64,
+        ];
+        for (c, v) in cols.iter_mut().zip(row) {
+            c.push(v);
+        }
+        for (c, name) in cols.iter_mut().zip(&names).skip(fixed.len()) {
+            c.push(
+                i.vars
+                    .iter()
+                    .find(|(k, _)| k == name)
+                    .map_or(f64::NAN, |(_, v)| *v),
+            );
+        }
+    }
+    let mut int_cols = vec![false; names.len()];
+    for c in [5, 7, 8, 9, 10] {
+        int_cols[c] = true;
+    }
+    let table = crate::output::Columns {
+        names,
+        cols,
+        int_cols,
+    };
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".part");
+    let tmp = PathBuf::from(tmp);
+    let written = crate::output::write_csv(&tmp, &table).and_then(|()| {
+        std::fs::rename(&tmp, path).map_err(|e| format!("renaming to {}: {e}", path.display()))
+    });
+    written.map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        Failure::Run(format!("writing the trace: {e}"))
+    })
 }
 
 /// One interval as a text line (the columns of `send`'s header).

@@ -314,3 +314,71 @@ fn recv_keep_serves_transfer_after_transfer() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--keep"));
 }
+
+/// `send --trace` writes the sender's state as CSV: the simulator's
+/// flows.csv columns first, the controller's variables after; the rows
+/// tile the transfer and their counters add up to the totals. A trace into
+/// a missing directory is refused before anything is sent.
+#[test]
+fn send_trace_writes_the_series_with_the_controller_variables() {
+    let dir = std::env::temp_dir().join(format!("dropless-cli-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("t.csv");
+    let addr = format!("127.0.0.1:{}", free_port());
+    let rx = spawn_recv(&addr, &["--discard"]);
+    let out = send_ok(&[
+        &addr,
+        "--time",
+        "1s",
+        "--cc",
+        "fast",
+        "--param",
+        "alpha=100",
+        "--json",
+        "--trace",
+        trace.to_str().unwrap(),
+        "--trace-every",
+        "50ms",
+    ]);
+    rx.wait_with_output().unwrap();
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(
+        header[..6],
+        [
+            "t_s",
+            "goodput_bps",
+            "cwnd_pkts",
+            "pacing_bps",
+            "rtt_s",
+            "in_flight_pkts"
+        ]
+    );
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let (t, sent, alpha) = (col("t_s"), col("sent"), col("alpha"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert!(rows.len() >= 15, "{} rows", rows.len());
+    let times: Vec<f64> = rows.iter().map(|r| r[t].parse().unwrap()).collect();
+    assert!(times.windows(2).all(|w| w[1] > w[0]));
+    let dur = report["duration_s"].as_f64().unwrap();
+    assert!(
+        (times[times.len() - 1] - dur).abs() < 0.01,
+        "{times:?} vs {dur}"
+    );
+    let total: u64 = rows.iter().map(|r| r[sent].parse::<u64>().unwrap()).sum();
+    assert_eq!(total, report["packets_sent"].as_u64().unwrap());
+    assert!(rows.iter().all(|r| r[alpha] == "100"));
+    assert!(!dir.join("t.csv.part").exists());
+
+    let o = Command::new(bin())
+        .args(["send", &addr, "--time", "1s", "--trace"])
+        .arg(dir.join("missing").join("t.csv"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("--trace") && e.contains("does not exist"), "{e}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

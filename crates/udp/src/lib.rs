@@ -163,6 +163,10 @@ pub struct SendOptions {
     /// [`send_on`] (iperf3's `--interval`); `None` reports none. Default
     /// `None`.
     pub interval: Option<Duration>,
+    /// Record an [`Interval`] this often in [`TransferReport::trace`] (a
+    /// fine-grained series, independent of `interval`; the CLI's
+    /// `--trace`); `None` records none. Default `None`.
+    pub trace_every: Option<Duration>,
     /// **Test hook**, leave `None` in real use: when `Some(n)`, every `n`-th
     /// data transmission (counting retransmissions) is silently not sent, to
     /// emulate deterministic loss of ~1/n of the packets.
@@ -184,6 +188,7 @@ impl Default for SendOptions {
             ecn: false,
             gso: true,
             interval: None,
+            trace_every: None,
             debug_drop_every: None,
         }
     }
@@ -280,6 +285,12 @@ pub struct Interval {
     pub srtt: Option<Duration>,
     /// Mean of the interval's RTT samples (`None` without any).
     pub mean_rtt: Option<Duration>,
+    /// The latest RTT sample at the end (`None` before the first).
+    pub latest_rtt: Option<Duration>,
+    /// The controller's trace variables at the end
+    /// ([`dropless_cc::Controller::trace_vars`]: FAST's alpha and base RTT,
+    /// Madison's path estimates, ...), as the simulator records them.
+    pub vars: Vec<(&'static str, f64)>,
 }
 
 /// Receiver settings.
@@ -354,6 +365,8 @@ pub struct TransferReport {
     pub controller: &'static str,
     /// The other endpoint (receiver: the sender's address).
     pub peer: Option<std::net::SocketAddr>,
+    /// Sender: the series [`SendOptions::trace_every`] asked for.
+    pub trace: Vec<Interval>,
     /// Data packets transmitted, retransmissions included (sender).
     pub packets_sent: u64,
     /// Retransmitted packets (sender).

@@ -141,9 +141,8 @@ pub fn send_on(
     let mut last_refused = false;
     let timeout = opts.timeout.as_nanos() as u64;
     let stop_at = stop_after.map(|d| start.saturating_add(d));
-    let interval = opts.interval.map(|d| d.as_nanos() as u64);
-    let mut next_report = interval.map(|d| start.saturating_add(d));
-    let mut last = Snapshot::take(&sender, start);
+    let mut reports = opts.interval.map(|d| Ticker::new(d, &sender, start));
+    let mut trace = opts.trace_every.map(|d| Ticker::new(d, &sender, start));
     let mut arrivals = ArrivalClock::new(clock.now());
 
     // Reads (or generates) packet `p`'s payload and adds the datagram to the
@@ -211,17 +210,11 @@ pub fn send_on(
         if sender.is_done() {
             break;
         }
-        if let (Some(d), Some(t)) = (interval, next_report) {
-            if now >= t {
-                let snap = Snapshot::take(&sender, now);
-                on_interval(&last.interval(&snap, &sender, start));
-                last = snap;
-                let mut next = t;
-                while next <= now {
-                    next += d;
-                }
-                next_report = Some(next);
-            }
+        if let Some(i) = reports.as_mut().and_then(|t| t.poll(now, &sender, start)) {
+            on_interval(&i);
+        }
+        if let Some(i) = trace.as_mut().and_then(|t| t.poll(now, &sender, start)) {
+            report.trace.push(i);
         }
         let delivered = sender.stats().packets_delivered;
         if delivered > progress.0 {
@@ -247,10 +240,15 @@ pub fn send_on(
         // make up for a late wake-up, so sleep until SPIN before the deadline
         // and poll the socket for the rest of the time.
         let now = clock.now();
-        let deadline = [sender.poll_timeout(), next_report, stop_at]
-            .into_iter()
-            .flatten()
-            .min();
+        let deadline = [
+            sender.poll_timeout(),
+            reports.as_ref().map(|t| t.next),
+            trace.as_ref().map(|t| t.next),
+            stop_at,
+        ]
+        .into_iter()
+        .flatten()
+        .min();
         let wait = match deadline {
             _ if more => Duration::ZERO,
             Some(t) => nanos(t.saturating_sub(now)).min(MAX_WAIT),
@@ -295,8 +293,11 @@ pub fn send_on(
     }
 
     let end = clock.now();
-    if interval.is_some() && end > last.at {
-        on_interval(&last.interval(&Snapshot::take(&sender, end), &sender, start));
+    if let Some(i) = reports.and_then(|t| t.finish(end, &sender, start)) {
+        on_interval(&i);
+    }
+    if let Some(i) = trace.and_then(|t| t.finish(end, &sender, start)) {
+        report.trace.push(i);
     }
     let st = sender.stats();
     report.bytes = total.unwrap_or(st.bytes_acked);
@@ -331,6 +332,45 @@ pub fn send_on(
     }
     report.set_goodput();
     Ok(report)
+}
+
+/// A series of [`Interval`]s every `every` from `start`.
+struct Ticker {
+    every: Time,
+    /// When the current interval ends.
+    next: Time,
+    last: Snapshot,
+}
+
+impl Ticker {
+    fn new(every: Duration, s: &Sender, start: Time) -> Ticker {
+        let every = every.as_nanos() as Time;
+        Ticker {
+            every,
+            next: start.saturating_add(every),
+            last: Snapshot::take(s, start),
+        }
+    }
+
+    /// The interval that has ended by `now`, if one has (a late call
+    /// makes it longer; the schedule stays on its grid).
+    fn poll(&mut self, now: Time, s: &Sender, start: Time) -> Option<Interval> {
+        if now < self.next {
+            return None;
+        }
+        let snap = Snapshot::take(s, now);
+        let i = self.last.interval(&snap, s, start);
+        self.last = snap;
+        while self.next <= now {
+            self.next += self.every;
+        }
+        Some(i)
+    }
+
+    /// The last, shorter interval up to `end`, unless it is empty.
+    fn finish(self, end: Time, s: &Sender, start: Time) -> Option<Interval> {
+        (end > self.last.at).then(|| self.last.interval(&Snapshot::take(s, end), s, start))
+    }
 }
 
 /// The sender's counters at one moment, to report an interval's increments.
@@ -388,6 +428,12 @@ impl Snapshot {
             pacing_rate_bps: ctl.pacing_rate.map(|r| r * 8.0),
             in_flight: s.in_flight(),
             srtt: rtt.has_sample().then(|| nanos(rtt.srtt())),
+            latest_rtt: rtt.has_sample().then(|| nanos(rtt.latest())),
+            vars: {
+                let mut v = Vec::new();
+                s.controller().trace_vars(&mut v);
+                v
+            },
             mean_rtt: (samples > 0).then(|| {
                 Duration::from_secs_f64((now.rtt_sum_s - self.rtt_sum_s) / samples as f64)
             }),
