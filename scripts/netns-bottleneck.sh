@@ -92,6 +92,7 @@ for spec in "${CCS[@]}"; do
     port=$((port + 1))
     before=$(drops)
     transfer "$spec" 10.77.0.2 "$port" --check
+    cat "$OUT/report-$port"
     after=$(drops)
     echo "   receiver: $(tail -1 "$OUT/recv")"
     echo "   tbf drops (queued units): $((after - before))"

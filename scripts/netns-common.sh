@@ -28,34 +28,39 @@ find_dropless() {
     BIN=$(realpath "$BIN")
 }
 
-# transfer SPEC IP PORT RECV_OPTION: one `dropless send --time $TIME` of
-# controller SPEC (NAME or NAME:K=V,K=V) from $NS_S to IP:PORT in $NS_R,
-# receiver output in $OUT/recv, sender output in $OUT/send. Prints the
-# sender's interval lines (if SEND_ARGS asked for them) and its summary.
+# transfer SPEC IP PORT RECV_OPTION [DELAY]: one `dropless send --time $TIME`
+# of controller SPEC (NAME or NAME:K=V,K=V) from $NS_S to IP:PORT in $NS_R,
+# starting DELAY seconds from now (default 0); receiver and sender output in
+# $OUT/recv-PORT and $OUT/send-PORT. Writes the sender's interval lines (if
+# SEND_ARGS asked for them) and its summary to $OUT/report-PORT; print it
+# with `cat`. Transfers on different ports may run at the same time.
 transfer() {
-    local spec=$1 ip=$2 port=$3 sink=$4 cc params=() kvs kv rx
+    local spec=$1 ip=$2 port=$3 sink=$4 delay=${5:-0} cc params=() kvs kv rx
+    local rcv="$OUT/recv-$port" snd="$OUT/send-$port" rep="$OUT/report-$port"
     cc=${spec%%:*}
     if [ "$spec" != "$cc" ]; then
         IFS=, read -r -a kvs <<<"${spec#*:}"
         for kv in "${kvs[@]}"; do params+=(--param "$kv"); done
     fi
+    : >"$rep"
     # shellcheck disable=SC2086 # RECV_ARGS is a list of options
-    ip netns exec "$NS_R" "$BIN" recv "$ip:$port" "$sink" --timeout 30 ${RECV_ARGS:-} >"$OUT/recv" 2>&1 &
+    ip netns exec "$NS_R" "$BIN" recv "$ip:$port" "$sink" --timeout 30 ${RECV_ARGS:-} >"$rcv" 2>&1 &
     rx=$!
     sleep 0.3
+    sleep "$delay"
     # shellcheck disable=SC2086 # SEND_ARGS is a list of options
     if ! ip netns exec "$NS_S" "$BIN" send "$ip:$port" --time "$TIME" --cc "$cc" \
-        "${params[@]}" "${ECN_ARGS[@]}" ${SEND_ARGS:-} >"$OUT/send" 2>&1; then
-        echo "== $spec: sender failed"
-        cat "$OUT/send"
+        "${params[@]}" "${ECN_ARGS[@]}" ${SEND_ARGS:-} >"$snd" 2>&1; then
+        { echo "== $spec: sender failed"; cat "$snd"; } >>"$rep"
     fi
-    wait "$rx" || { echo "== $spec: receiver failed"; cat "$OUT/recv"; }
-    if [ "$(head -c 1 "$OUT/send")" = "{" ]; then
+    wait "$rx" || { echo "== $spec: receiver failed"; cat "$rcv"; } >>"$rep"
+    if [ "$(head -c 1 "$snd")" = "{" ]; then
         # --json: one object, printed whole.
-        cat "$OUT/send"
-        echo "== $spec: JSON above"
+        { cat "$snd"; echo "== $spec: JSON above"; } >>"$rep"
     else
-        [ -n "${SEND_ARGS:-}" ] && head -n -1 "$OUT/send"
-        echo "== $spec: $(tail -1 "$OUT/send")"
+        [ -n "${SEND_ARGS:-}" ] && head -n -1 "$snd" >>"$rep"
+        local from=""
+        [ "$delay" != 0 ] && from=" (from $delay s)"
+        echo "== $spec$from: $(tail -1 "$snd")" >>"$rep"
     fi
 }

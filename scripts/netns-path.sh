@@ -7,10 +7,13 @@
 #
 # Needs root and iproute2. Not part of CI.
 #
-# Usage: sudo scripts/netns-path.sh [-r RATE] [-d DELAY] [-b BUFFER] [-t TIME] [-m MARK_ABOVE] [-L LOSS] [CC[:NAME=VALUE,...] ...]
+# Usage: sudo scripts/netns-path.sh [-r RATE] [-d DELAY] [-b BUFFER] [-t TIME] [-m MARK_ABOVE] [-L LOSS] [-S STARTS] [CC[:NAME=VALUE,...] ...]
 #   sudo scripts/netns-path.sh                                   # 100Mbps, 25 ms each way, 625kB (1 BDP)
 #   sudo scripts/netns-path.sh -r 1Gbps -d 50ms -b 12.5MB -t 30s cubic fast:alpha=200
 #   sudo scripts/netns-path.sh -m 60kB newreno                   # ECN marking above 60 kB (sends with --ecn)
+#   sudo scripts/netns-path.sh -t 20s -S 0,5 fast:alpha=200 fast:alpha=200   # two flows at once, from 0 and 5 s
+# Without -S the controllers run one after another; with -S (seconds, one per
+# controller) they share the path, each for TIME from its own start.
 # Environment: DROPLESS (the binary; default target/release/dropless, built if
 # missing), RECV_ARGS (more `dropless recv` options, e.g. --ack probe for
 # TCP-Madison), SEND_ARGS (more `dropless send` options, e.g. --prr or --no-gso),
@@ -25,7 +28,8 @@ BUFFER=625kB
 TIME=10s
 MARK=
 LOSS=0
-while getopts "r:d:b:t:m:L:h" o; do
+STARTS=
+while getopts "r:d:b:t:m:L:S:h" o; do
     case "$o" in
     r) RATE=$OPTARG ;;
     d) DELAY=$OPTARG ;;
@@ -33,6 +37,7 @@ while getopts "r:d:b:t:m:L:h" o; do
     t) TIME=$OPTARG ;;
     m) MARK=$OPTARG ;;
     L) LOSS=$OPTARG ;;
+    S) STARTS=$OPTARG ;;
     *) usage ;;
     esac
 done
@@ -84,11 +89,25 @@ ip -n "$NS_S" link set "$TA" up txqueuelen 10000
 ip -n "$NS_R" link set "$TB" up txqueuelen 10000
 
 echo "path: $RATE each way, $DELAY one-way delay, $BUFFER buffer${MARK:+, CE marking above $MARK}$([ "$LOSS" != 0 ] && echo ", loss $LOSS"); $TIME per controller"
-port=9000
-for spec in "${CCS[@]}"; do
-    port=$((port + 1))
-    transfer "$spec" 10.79.0.2 "$port" --discard
-done
+if [ -z "$STARTS" ]; then
+    port=9000
+    for spec in "${CCS[@]}"; do
+        port=$((port + 1))
+        transfer "$spec" 10.79.0.2 "$port" --discard
+        cat "$OUT/report-$port"
+    done
+else
+    # All at once, each from its start time, sharing the path.
+    IFS=, read -r -a starts <<<"$STARTS"
+    [ ${#starts[@]} -eq ${#CCS[@]} ] || { echo "error: -S gives ${#starts[@]} start times for ${#CCS[@]} controllers" >&2; exit 2; }
+    pids=()
+    for i in "${!CCS[@]}"; do
+        transfer "${CCS[$i]}" 10.79.0.2 $((9001 + i)) --discard "${starts[$i]}" &
+        pids+=($!)
+    done
+    wait "${pids[@]}"
+    for i in "${!CCS[@]}"; do cat "$OUT/report-$((9001 + i))"; done
+fi
 kill "$EMU"
 wait "$EMU" || true
 EMU=

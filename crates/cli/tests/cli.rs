@@ -136,6 +136,38 @@ fn every_example_scenario_checks() {
     }
 }
 
+/// The experiment scenarios (`experiments/**/*.toml`, which the reports cite
+/// and tell readers to run) stay valid as the format evolves.
+#[test]
+fn every_experiment_scenario_checks() {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|e| e == "toml") {
+                out.push(p);
+            }
+        }
+    }
+    let mut files = Vec::new();
+    walk(&root().join("experiments"), &mut files);
+    assert!(
+        files.len() >= 30,
+        "expected the experiment files, found {files:?}"
+    );
+    for s in files {
+        let out = dropless(&["check", &rel(&s)]);
+        assert!(
+            out.status.success() && text(&out.stdout).starts_with("ok: "),
+            "{}: {}{}",
+            s.display(),
+            text(&out.stdout),
+            text(&out.stderr)
+        );
+    }
+}
+
 #[test]
 fn every_example_scenario_runs_and_plots() {
     let tmp = Scratch::new("examples");
