@@ -96,7 +96,7 @@ enum Command {
     /// Send a file, or generated data for a memory-to-memory test, over UDP with a dropless controller
     #[command(after_help = transfer::SEND_HELP, allow_missing_positional = true)]
     Send(transfer::SendArgs),
-    /// Receive one transfer over UDP into a file, or count and check it
+    /// Receive a transfer over UDP into a file, or count and check it (--keep: one after another)
     #[command(after_help = transfer::RECV_HELP)]
     Recv(transfer::RecvArgs),
     /// Emulate a bottleneck link (rate, delay, buffer, loss, ECN) between two TUN devices

@@ -415,6 +415,8 @@ fn interval_json(i: &Interval) -> serde_json::Value {
         "in_flight": i.in_flight,
         "srtt_s": secs(i.srtt),
         "mean_rtt_s": secs(i.mean_rtt),
+        "latest_rtt_s": secs(i.latest_rtt),
+        "vars": i.vars.iter().map(|&(k, v)| (k.to_string(), serde_json::Value::from(v))).collect::<serde_json::Map<_, _>>(),
     })
 }
 

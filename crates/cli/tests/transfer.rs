@@ -181,6 +181,9 @@ fn timed_generated_stream_with_json_intervals_and_checking_receiver() {
     let sum: u64 = iv.iter().map(|i| i["bytes_acked"].as_u64().unwrap()).sum();
     assert_eq!(sum, bytes);
     assert!(iv[1]["cwnd_pkts"].as_f64().is_some() && iv[1]["mean_rtt_s"].as_f64().is_some());
+    // The controller's variables travel with each interval.
+    assert_eq!(iv[1]["vars"]["alpha"].as_f64(), Some(50.0));
+    assert!(iv[1]["latest_rtt_s"].as_f64().is_some());
 }
 
 /// Text intervals: a header and one line per interval before the summary.
