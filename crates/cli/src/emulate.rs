@@ -14,9 +14,10 @@ random loss and ECN step marking (ECT packets are set to CE when more than
 --mark-above bytes are queued). Runs until interrupted (Ctrl-C, SIGTERM), then
 prints each direction's counters, with how late the packets were handed over
 against their due time (the emulator's own timing error: packet spacing
-measured behind it, such as a packet pair's dispersion, carries it). Needs root. Move the devices into two
-network namespaces and address them; scripts/netns-path.sh does all of it and
-runs `dropless send`/`recv` across.
+measured behind it, such as a packet pair's dispersion, carries it; --spin
+keeps it small). Needs root. Move the devices into two network namespaces and
+address them; scripts/netns-path.sh does all of it and runs `dropless
+send`/`recv` across.
 
 Examples:
   dropless emulate --rate 100Mbps --delay 25ms --buffer 625kB

@@ -305,20 +305,21 @@ pub fn send(a: &SendArgs) -> Result<(), Failure> {
 /// controller's variables. Written under a temporary name and renamed, so
 /// a failed write leaves no partial file.
 fn write_trace(path: &Path, trace: &[Interval]) -> Result<(), Failure> {
+    // (name, holds integers)
     let fixed = [
-        "t_s",
-        "goodput_bps",
-        "cwnd_pkts",
-        "pacing_bps",
-        "rtt_s",
-        "in_flight_pkts",
-        "srtt_s",
-        "sent",
-        "retransmits",
-        "lost",
-        "congestion_events",
+        ("t_s", false),
+        ("goodput_bps", false),
+        ("cwnd_pkts", false),
+        ("pacing_bps", false),
+        ("rtt_s", false),
+        ("in_flight_pkts", true),
+        ("srtt_s", false),
+        ("sent", true),
+        ("retransmits", true),
+        ("lost", true),
+        ("congestion_events", true),
     ];
-    let mut names: Vec<&'static str> = fixed.to_vec();
+    let mut names: Vec<&'static str> = fixed.iter().map(|&(n, _)| n).collect();
     for i in trace {
         for (k, _) in &i.vars {
             if !names.contains(k) {
@@ -354,10 +355,8 @@ fn write_trace(path: &Path, trace: &[Interval]) -> Result<(), Failure> {
             );
         }
     }
-    let mut int_cols = vec![false; names.len()];
-    for c in [5, 7, 8, 9, 10] {
-        int_cols[c] = true;
-    }
+    let mut int_cols: Vec<bool> = fixed.iter().map(|&(_, i)| i).collect();
+    int_cols.resize(names.len(), false);
     let table = crate::output::Columns {
         names,
         cols,
@@ -427,6 +426,7 @@ fn report_json(r: &TransferReport) -> serde_json::Value {
         "bytes": r.bytes,
         "duration_s": r.duration.as_secs_f64(),
         "goodput_bps": r.goodput_bps,
+        "peer": r.peer.map(|p| p.to_string()),
     });
     if r.controller.is_empty() {
         v["packets_received"] = r.packets_received.into();
@@ -512,10 +512,8 @@ pub fn recv(a: &RecvArgs) -> Result<(), Failure> {
         match dropless_udp::recv_on(s, sink, &opts) {
             Ok(r) => {
                 if a.json {
-                    // One object per line (JSON Lines), with the sender.
-                    let mut v = report_json(&r);
-                    v["peer"] = r.peer.map(|p| p.to_string()).into();
-                    println!("{v}");
+                    // One object per line (JSON Lines).
+                    println!("{}", report_json(&r));
                 } else {
                     let from = r.peer.map(|p| p.to_string()).unwrap_or_default();
                     println!("from {from}: {r}");

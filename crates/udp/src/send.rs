@@ -89,6 +89,9 @@ pub fn send_on(
     if opts.interval.is_some_and(|d| d.is_zero()) {
         bail!("the reporting interval must be longer than zero");
     }
+    if opts.trace_every.is_some_and(|d| d.is_zero()) {
+        bail!("the trace interval must be longer than zero");
+    }
     // The payload's origin, the stream length if known, and when to stop
     // a timed stream.
     let (file, total, stop_after) = match source {

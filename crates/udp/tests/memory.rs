@@ -227,6 +227,20 @@ fn a_zero_interval_is_refused() {
     )
     .unwrap_err();
     assert!(format!("{e}").contains("interval"), "{e}");
+    // Likewise the trace's (its schedule would never advance).
+    let sopts = SendOptions {
+        trace_every: Some(Duration::ZERO),
+        ..Default::default()
+    };
+    let e = send(
+        Source::Bytes(10),
+        "127.0.0.1:9".parse().unwrap(),
+        Box::new(FixedWindow(1.0)),
+        &sopts,
+        &mut |_| {},
+    )
+    .unwrap_err();
+    assert!(format!("{e}").contains("trace interval"), "{e}");
 }
 
 /// ECN end to end over real sockets: with `ecn` the data leaves ECT(0), the
