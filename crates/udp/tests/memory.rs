@@ -212,35 +212,37 @@ fn timed_stream_ends_on_time_and_intervals_add_up() {
     assert!(mid.mean_rtt.is_some() && mid.srtt.is_some());
 }
 
+/// A zero reporting or trace interval is refused (its schedule would never
+/// advance).
 #[test]
 fn a_zero_interval_is_refused() {
-    let sopts = SendOptions {
-        interval: Some(Duration::ZERO),
-        ..Default::default()
-    };
-    let e = send(
-        Source::Bytes(10),
-        "127.0.0.1:9".parse().unwrap(),
-        Box::new(FixedWindow(1.0)),
-        &sopts,
-        &mut |_| {},
-    )
-    .unwrap_err();
-    assert!(format!("{e}").contains("interval"), "{e}");
-    // Likewise the trace's (its schedule would never advance).
-    let sopts = SendOptions {
-        trace_every: Some(Duration::ZERO),
-        ..Default::default()
-    };
-    let e = send(
-        Source::Bytes(10),
-        "127.0.0.1:9".parse().unwrap(),
-        Box::new(FixedWindow(1.0)),
-        &sopts,
-        &mut |_| {},
-    )
-    .unwrap_err();
-    assert!(format!("{e}").contains("trace interval"), "{e}");
+    let zero = Some(Duration::ZERO);
+    for (sopts, what) in [
+        (
+            SendOptions {
+                interval: zero,
+                ..Default::default()
+            },
+            "reporting interval",
+        ),
+        (
+            SendOptions {
+                trace_every: zero,
+                ..Default::default()
+            },
+            "trace interval",
+        ),
+    ] {
+        let e = send(
+            Source::Bytes(10),
+            "127.0.0.1:9".parse().unwrap(),
+            Box::new(FixedWindow(1.0)),
+            &sopts,
+            &mut |_| {},
+        )
+        .unwrap_err();
+        assert!(format!("{e}").contains(what), "{e}");
+    }
 }
 
 /// ECN end to end over real sockets: with `ecn` the data leaves ECT(0), the
