@@ -19,6 +19,7 @@ mod run;
 mod sweep;
 mod table;
 mod transfer;
+mod verify;
 
 /// The built-in quick-start scenario, run when `dropless run` gets no file.
 pub const QUICKSTART: &str = include_str!("../../../scenarios/quickstart.toml");
@@ -33,6 +34,7 @@ Examples:
   dropless run scenarios/fast.toml --out out/fast
   dropless run scenarios/loss-based.toml --set duration=5s --set flows[0].cc=cubic
   dropless check scenarios/parking-lot.toml      validate without running
+  dropless verify experiments/thesis-ch4         reproduce a paper: run its experiments, judge them
   dropless list                                  controllers, queues, traffic kinds
   dropless send 127.0.0.1:9000 --time 10s -i 1s  a real transfer (dropless recv ... --check on the other side)
   sudo dropless emulate --rate 100Mbps --delay 25ms --buffer 625kB   a user-space bottleneck link
@@ -117,6 +119,9 @@ enum Command {
     /// Run a grid of scenario variants across all cores into one table
     #[command(after_help = sweep::SWEEP_HELP)]
     Sweep(sweep::SweepArgs),
+    /// Run self-checking experiment files and judge their expectations (docs/verify.md)
+    #[command(after_help = verify::VERIFY_HELP)]
+    Verify(verify::VerifyArgs),
 }
 
 const MODEL_HELP: &str = "\
@@ -251,6 +256,7 @@ fn main() -> ExitCode {
         Command::Emulate(a) => emulate::emulate(&a),
         Command::BenchOne(a) => bench::bench_one(&a),
         Command::Sweep(a) => sweep::sweep(&a),
+        Command::Verify(a) => verify::verify(&a),
         Command::Model {
             which: ModelCmd::Fast { args },
         } => match dropless_model::fast::cli::run(&args) {

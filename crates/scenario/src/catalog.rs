@@ -59,6 +59,46 @@ pub const TOP_KEYS: &[KeyDoc] = &[
         "none",
         "open-loop [[cross_traffic]] sources",
     ),
+    k(
+        "verify",
+        "none",
+        "self-check: title and set-up of the experiment (dropless verify; docs/verify.md)",
+    ),
+    k(
+        "vars",
+        "none",
+        "self-check: constants for expressions (docs/verify.md)",
+    ),
+    k(
+        "measures",
+        "none",
+        "self-check: named per-run measures (docs/verify.md)",
+    ),
+    k(
+        "aggregates",
+        "none",
+        "self-check: named measures over the grid (docs/verify.md)",
+    ),
+    k(
+        "grid",
+        "none",
+        "self-check: [[grid]] axes of runs (docs/verify.md)",
+    ),
+    k(
+        "ensemble",
+        "none",
+        "self-check: seeds and settings of the ensemble runs (docs/verify.md)",
+    ),
+    k(
+        "expect",
+        "none",
+        "self-check: [[expect]] expectations with their sources (docs/verify.md)",
+    ),
+    k(
+        "table",
+        "none",
+        "self-check: [[table]] tables for the report (docs/verify.md)",
+    ),
 ];
 
 /// Keys of `[topology]`.

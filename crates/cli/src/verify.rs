@@ -1,0 +1,176 @@
+//! `dropless verify PATH...`: runs self-checking experiment files and
+//! judges their expectations (the `dropless-verify` crate;
+//! `docs/verify.md`).
+
+use std::path::{Path, PathBuf};
+
+use dropless_verify::{report, Scale};
+
+use crate::Failure;
+
+/// Help shown after `dropless verify --help`.
+pub const VERIFY_HELP: &str = "\
+Each PATH is an experiment file or a directory searched for them (*.toml). An
+experiment file is a scenario plus [verify] and [[expect]] tables saying what
+the paper expects, from where, and within what tolerance (docs/verify.md).
+Every file is read and every run built before any runs: a malformed file or
+expectation stops everything with one line naming the file and field.
+
+Prints one line per experiment and every unexpected check. Exit code: 0 when
+every expectation holds or is a declared known miss; 1 when one fails that
+was not declared (or a declared miss now holds); 2 on bad input.
+
+--report FILE writes the Markdown report (written to a temporary name and
+renamed). A REPORT.md beside the experiments (in the first PATH if it is a
+directory) is its preamble; its first '# ' line is the report's title.
+
+Examples:
+  dropless verify experiments/thesis-ch4 --scale ci
+  dropless verify experiments/ --scale full --report docs/reports/all.md
+  dropless verify my-experiments/ --jobs 2
+  dropless verify --functions                 every function expressions can use";
+
+/// Arguments of `dropless verify`.
+#[derive(clap::Args, Debug)]
+pub struct VerifyArgs {
+    /// Experiment files or directories
+    #[arg(value_name = "PATH", required_unless_present = "functions")]
+    pub paths: Vec<PathBuf>,
+    /// ci: apply each file's [verify.ci] shortening; full: the files as written
+    #[arg(long, value_enum, default_value = "full")]
+    pub scale: ScaleArg,
+    /// Write the Markdown report here
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Parallel runs [default: all cores]
+    #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub jobs: Option<u32>,
+    /// No progress lines
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// List the functions expressions can use, and exit
+    #[arg(long)]
+    pub functions: bool,
+}
+
+/// `--scale`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum ScaleArg {
+    /// Shortened for CI
+    Ci,
+    /// As written
+    Full,
+}
+
+fn write_atomic(path: &Path, text: &str) -> Result<(), Failure> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if !dir.is_dir() {
+        return Err(Failure::Input(format!(
+            "--report {}: no such directory {}",
+            path.display(),
+            dir.display()
+        )));
+    }
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.part"));
+    std::fs::write(&tmp, text)
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            Failure::Run(format!("--report {}: cannot write: {e}", path.display()))
+        })
+}
+
+/// Runs `dropless verify`.
+pub fn verify(a: &VerifyArgs) -> Result<(), Failure> {
+    if a.functions {
+        for (sig, help) in dropless_verify::functions::HELP
+            .iter()
+            .chain(dropless_verify::measure::HELP)
+        {
+            println!("{sig}\n    {help}");
+        }
+        println!("points(\"m\"), where(\"m\", axis = v, ...), at(\"m\", axis = v, ...), grid_values(\"axis\")\n    over the grid: a [measures] entry at every point, those matching, the one matching; an axis's values");
+        return Ok(());
+    }
+    // Refuse an unwritable report before spending time on runs.
+    if let Some(r) = &a.report {
+        let dir = r
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        if !dir.is_dir() {
+            return Err(Failure::Input(format!(
+                "--report {}: no such directory {}",
+                r.display(),
+                dir.display()
+            )));
+        }
+        if r.is_dir() {
+            return Err(Failure::Input(format!(
+                "--report {}: is a directory, expected a file name",
+                r.display()
+            )));
+        }
+    }
+    let scale = match a.scale {
+        ScaleArg::Ci => Scale::Ci,
+        ScaleArg::Full => Scale::Full,
+    };
+    let jobs = a
+        .jobs
+        .map(|j| j as usize)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let out = dropless_verify::verify(&dropless_verify::Options {
+        paths: a.paths.clone(),
+        scale,
+        jobs,
+        progress: !a.quiet,
+    })
+    .map_err(Failure::Input)?;
+    print!("{}", report::terminal(&out));
+    eprintln!("simulation wall time {:.1} s", out.wall_s);
+    if let Some(r) = &a.report {
+        let preamble_path = a
+            .paths
+            .first()
+            .filter(|p| p.is_dir())
+            .map(|p| p.join("REPORT.md"));
+        let preamble = match preamble_path.filter(|p| p.is_file()) {
+            Some(p) => Some(
+                std::fs::read_to_string(&p)
+                    .map_err(|e| Failure::Input(format!("{}: cannot read: {e}", p.display())))?,
+            ),
+            None => None,
+        };
+        let (title, body) = match preamble.as_deref() {
+            Some(p) if p.starts_with("# ") => {
+                let (first, rest) = p.split_once('\n').unwrap_or((p, ""));
+                (first[2..].trim().to_string(), Some(rest.to_string()))
+            }
+            other => ("Verification report".to_string(), other.map(str::to_string)),
+        };
+        let command = format!(
+            "dropless verify {} --scale {}",
+            a.paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+            scale.name()
+        );
+        let md = report::markdown(&out, &command, &title, body.as_deref());
+        write_atomic(r, &md)?;
+        eprintln!("report written to {}", r.display());
+    }
+    if out.unexpected() {
+        return Err(Failure::Run(format!("verify: {}", report::headline(&out))));
+    }
+    Ok(())
+}

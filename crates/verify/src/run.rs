@@ -1,0 +1,1113 @@
+//! Running experiment files and judging their expectations.
+//!
+//! Every file expands to runs: one per grid point (the deterministic run,
+//! `member` 0) plus, with an `[ensemble]`, `seeds` more per point with the
+//! ensemble's settings and seeds `derive_seed(seed, member)`. All runs of
+//! all files share one pool of threads; results do not depend on how many.
+//! Every scenario is built before the first run starts, so a bad file
+//! stops everything before any time is spent.
+
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use dropless_scenario::Scenario;
+use dropless_sim::{derive_seed, SimResult};
+
+use crate::expr::{eval, fmt_num, Env, Expr, Value};
+use crate::functions;
+use crate::measure::Run;
+use crate::spec::{self, interpolation_pieces, Expect, Judge, Measure, Piece, Scale, Spec};
+
+/// How one expectation came out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Holds.
+    Pass,
+    /// Does not hold, and the file does not say it should not.
+    Fail,
+    /// Does not hold, as the file declares (`known_miss`).
+    KnownMiss,
+    /// Holds although the file declares it does not.
+    UnexpectedPass,
+    /// Could not be evaluated.
+    Error,
+}
+
+impl Verdict {
+    /// Whether this verdict makes `dropless verify` exit non-zero.
+    pub fn unexpected(self) -> bool {
+        matches!(
+            self,
+            Verdict::Fail | Verdict::UnexpectedPass | Verdict::Error
+        )
+    }
+    /// Word for tables.
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::Fail => "FAIL",
+            Verdict::KnownMiss => "known miss",
+            Verdict::UnexpectedPass => "UNEXPECTED PASS",
+            Verdict::Error => "ERROR",
+        }
+    }
+}
+
+/// One evaluated expectation (at one grid point).
+#[derive(Clone, Debug)]
+pub struct Check {
+    /// Index of the `[[expect]]`.
+    pub expect: usize,
+    /// Label, interpolated.
+    pub what: String,
+    /// The grid point (`N=3, case=a`), empty without a grid.
+    pub point: String,
+    /// Expected, in words (`200 ±5%`).
+    pub expected: String,
+    /// Source in the paper.
+    pub source: String,
+    /// Source of the tolerance.
+    pub tol_source: Option<String>,
+    /// Measured, in words.
+    pub measured: String,
+    /// The measured number, if it is one.
+    pub value: Option<f64>,
+    /// Verdict.
+    pub verdict: Verdict,
+    /// The declared reason (interpolated) for a known miss, or the error.
+    pub reason: Option<String>,
+}
+
+/// An expectation over the ensemble at one grid point.
+#[derive(Clone, Debug)]
+pub struct EnsembleRow {
+    /// Index of the `[[expect]]`.
+    pub expect: usize,
+    /// Label.
+    pub what: String,
+    /// Grid point.
+    pub point: String,
+    /// Expected, in words.
+    pub expected: String,
+    /// The deterministic run's measured value and verdict.
+    pub deterministic: (String, Verdict),
+    /// Members where it holds.
+    pub held: usize,
+    /// Members evaluated.
+    pub total: usize,
+    /// Measured numbers over the members.
+    pub values: Vec<f64>,
+}
+
+/// A report table.
+#[derive(Clone, Debug)]
+pub struct TableOut {
+    /// Heading.
+    pub title: String,
+    /// Column headers.
+    pub header: Vec<String>,
+    /// Cells.
+    pub rows: Vec<Vec<String>>,
+}
+
+/// Everything one file produced.
+#[derive(Clone, Debug)]
+pub struct FileResult {
+    /// The file as named.
+    pub file: String,
+    /// Title.
+    pub title: String,
+    /// Set-up, interpolated.
+    pub setup: String,
+    /// Claim, interpolated.
+    pub claim: Option<String>,
+    /// Note, interpolated.
+    pub note: Option<String>,
+    /// Every check of the deterministic runs.
+    pub checks: Vec<Check>,
+    /// Ensemble rows (empty without an ensemble).
+    pub ensemble: Vec<EnsembleRow>,
+    /// Ensemble size.
+    pub seeds: usize,
+    /// Tables.
+    pub tables: Vec<TableOut>,
+    /// Runs simulated.
+    pub runs: usize,
+    /// Simulation wall time, seconds (all runs of the file).
+    pub wall_s: f64,
+}
+
+impl FileResult {
+    /// The experiment's verdict: the worst of its checks.
+    pub fn verdict(&self) -> Verdict {
+        let has = |v: Verdict| self.checks.iter().any(|c| c.verdict == v);
+        if has(Verdict::Error) {
+            Verdict::Error
+        } else if has(Verdict::Fail) {
+            Verdict::Fail
+        } else if has(Verdict::UnexpectedPass) {
+            Verdict::UnexpectedPass
+        } else if has(Verdict::KnownMiss) {
+            Verdict::KnownMiss
+        } else {
+            Verdict::Pass
+        }
+    }
+
+    /// Why it did not pass: the declared reasons of its known misses, and
+    /// the failures that nobody declared.
+    pub fn reason(&self) -> String {
+        let mut out: Vec<String> = Vec::new();
+        for c in &self.checks {
+            let line = match c.verdict {
+                Verdict::Pass => continue,
+                Verdict::KnownMiss => c.reason.clone().unwrap_or_default(),
+                Verdict::Fail => format!("unexpected failure: {}", describe(c)),
+                Verdict::UnexpectedPass => format!(
+                    "declared a known miss but holds now: {} (the declared reason was: {})",
+                    describe(c),
+                    c.reason.clone().unwrap_or_default()
+                ),
+                Verdict::Error => format!("{}: {}", c.what, c.reason.clone().unwrap_or_default()),
+            };
+            if !line.is_empty() && !out.contains(&line) {
+                out.push(line);
+            }
+        }
+        out.join(" ")
+    }
+}
+
+/// One check in words.
+pub fn describe(c: &Check) -> String {
+    format!(
+        "{}{}: expected {}, measured {}",
+        c.what,
+        if c.point.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", c.point)
+        },
+        c.expected,
+        c.measured
+    )
+}
+
+/// A run to do.
+struct Job {
+    file: usize,
+    point: usize,
+    member: usize,
+    scenario: Scenario,
+}
+
+/// A finished run.
+struct Done {
+    scenario: Scenario,
+    labels: Vec<String>,
+    result: SimResult,
+    wall_s: f64,
+}
+
+/// The grid points of a spec at a scale: (axis values, --set list).
+/// A grid point: its axis values and its `--set` overrides.
+type Point = (Vec<(String, Value)>, Vec<String>);
+
+fn points(s: &Spec, scale: Scale) -> Vec<Point> {
+    let mut out = vec![(Vec::new(), Vec::new())];
+    for axis in &s.grid {
+        let vals = axis.at(scale);
+        let mut next = Vec::new();
+        for (p, sets) in &out {
+            for v in vals {
+                let mut p2: Vec<(String, Value)> = p.clone();
+                p2.push((axis.name.clone(), v.clone()));
+                let mut s2: Vec<String> = sets.clone();
+                let full_idx = axis.values.iter().position(|x| x == v).unwrap_or(0);
+                for (key, per) in &axis.sets {
+                    let val = match per {
+                        Some(list) => list[full_idx].clone(),
+                        None => match v {
+                            Value::Str(x) => x.clone(),
+                            other => other.to_string(),
+                        },
+                    };
+                    s2.push(format!("{key}={val}"));
+                }
+                next.push((p2, s2));
+            }
+        }
+        out = next;
+    }
+    out
+}
+
+fn point_label(p: &[(String, Value)]) -> String {
+    p.iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Options of one verification.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Files and directories.
+    pub paths: Vec<PathBuf>,
+    /// Scale.
+    pub scale: Scale,
+    /// Threads.
+    pub jobs: usize,
+    /// Progress lines on stderr.
+    pub progress: bool,
+}
+
+/// The outcome of `dropless verify`.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// Results of the files named (imports that were not named are left out).
+    pub files: Vec<FileResult>,
+    /// Scale used.
+    pub scale: Scale,
+    /// Simulation wall time, seconds, all runs.
+    pub wall_s: f64,
+}
+
+impl Outcome {
+    /// Whether anything came out other than declared.
+    pub fn unexpected(&self) -> bool {
+        self.files.iter().any(|f| f.verdict().unexpected())
+    }
+}
+
+/// Files named by `paths`: directories are searched for `.toml` files.
+fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), String> {
+        if depth > 16 {
+            return Err(format!(
+                "{}: directories nested more than 16 deep",
+                dir.display()
+            ));
+        }
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(|e| format!("{}: cannot read the directory: {e}", dir.display()))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        for p in entries {
+            if p.is_dir() {
+                walk(&p, out, depth + 1)?;
+            } else if p.extension().is_some_and(|x| x == "toml") {
+                out.push(p);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            walk(p, &mut out, 0)?;
+        } else if p.is_file() {
+            out.push(p.clone());
+        } else {
+            return Err(format!("{}: no such file or directory", p.display()));
+        }
+    }
+    if out.is_empty() {
+        return Err(format!(
+            "{}: no .toml experiment files found",
+            paths
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    Ok(out)
+}
+
+/// Loads, runs and judges every experiment under `opts.paths`. `Err`: bad
+/// input (nothing was run, or a run could not be built).
+pub fn verify(opts: &Options) -> Result<Outcome, String> {
+    let named = collect(&opts.paths)?;
+    let mut specs: Vec<Spec> = Vec::new();
+    let mut queue: Vec<(PathBuf, bool)> = named.iter().map(|p| (p.clone(), true)).collect();
+    let mut reported = Vec::new();
+    while let Some((p, is_named)) = queue.pop() {
+        let canon = std::fs::canonicalize(&p).unwrap_or(p.clone());
+        if let Some(i) = specs
+            .iter()
+            .position(|s| std::fs::canonicalize(&s.path).unwrap_or(s.path.clone()) == canon)
+        {
+            if is_named && !reported.contains(&i) {
+                reported.push(i);
+            }
+            continue;
+        }
+        let s = spec::load(&p, opts.scale)?.ok_or_else(|| {
+            format!(
+                "{}: no [verify] table and no [[expect]] entries: not a self-checking experiment (docs/verify.md)",
+                p.display()
+            )
+        })?;
+        for (_, imp) in &s.imports {
+            queue.push((imp.clone(), false));
+        }
+        if is_named {
+            reported.push(specs.len());
+        }
+        specs.push(s);
+    }
+    // Keep the order the files were named in.
+    let order_of = |s: &Spec| {
+        named
+            .iter()
+            .position(|p| p == &s.path)
+            .unwrap_or(usize::MAX)
+    };
+    reported.sort_by_key(|&i| order_of(&specs[i]));
+    let order = import_order(&specs)?;
+
+    // Build every scenario before running anything.
+    let mut jobs = Vec::new();
+    let mut file_points = Vec::new();
+    for (fi, s) in specs.iter().enumerate() {
+        let pts = points(s, opts.scale);
+        for (pi, (pt, sets)) in pts.iter().enumerate() {
+            for member in 0..=s.seeds {
+                let mut all: Vec<String> = Vec::new();
+                if opts.scale == Scale::Ci {
+                    all.extend(s.ci_sets.iter().cloned());
+                }
+                all.extend(sets.iter().cloned());
+                if member > 0 {
+                    all.extend(s.ensemble_sets.iter().cloned());
+                }
+                let mut sc = dropless_scenario::from_str(&s.text, &s.file, &all).map_err(|e| {
+                    if pt.is_empty() {
+                        e.to_string()
+                    } else {
+                        format!("{e} (grid point {})", point_label(pt))
+                    }
+                })?;
+                if member > 0 {
+                    sc.config.seed = derive_seed(sc.config.seed, member as u64);
+                }
+                sc.simulation().map_err(|e| e.to_string())?;
+                jobs.push(Job {
+                    file: fi,
+                    point: pi,
+                    member,
+                    scenario: sc,
+                });
+            }
+        }
+        file_points.push(pts);
+    }
+
+    let t0 = Instant::now();
+    let done = run_all(jobs, opts.jobs, opts.progress, &specs)?;
+    let wall_s = t0.elapsed().as_secs_f64();
+
+    // Judge the files, imports first.
+    let mut results: Vec<Option<(FileResult, Value)>> = (0..specs.len()).map(|_| None).collect();
+    for &fi in &order {
+        let s = &specs[fi];
+        let imports: Vec<(String, Value)> = s
+            .imports
+            .iter()
+            .map(|(n, p)| {
+                let canon = std::fs::canonicalize(p).unwrap_or(p.clone());
+                let j = specs
+                    .iter()
+                    .position(|x| std::fs::canonicalize(&x.path).unwrap_or(x.path.clone()) == canon)
+                    .expect("imports were loaded");
+                (
+                    n.clone(),
+                    results[j].as_ref().expect("imports judged first").1.clone(),
+                )
+            })
+            .collect();
+        let runs: Vec<&Done> = done
+            .iter()
+            .filter(|(j, _)| j.0 == fi)
+            .map(|(_, d)| d)
+            .collect();
+        let keys: Vec<(usize, usize)> = done
+            .iter()
+            .filter(|(j, _)| j.0 == fi)
+            .map(|(j, _)| (j.1, j.2))
+            .collect();
+        results[fi] = Some(judge_file(
+            s,
+            opts.scale,
+            &file_points[fi],
+            &runs,
+            &keys,
+            &imports,
+        ));
+    }
+    let files = reported
+        .into_iter()
+        .map(|i| results[i].take().expect("judged").0)
+        .collect();
+    Ok(Outcome {
+        files,
+        scale: opts.scale,
+        wall_s,
+    })
+}
+
+/// Files in an order where every import comes before its importer.
+fn import_order(specs: &[Spec]) -> Result<Vec<usize>, String> {
+    let canon: Vec<PathBuf> = specs
+        .iter()
+        .map(|s| std::fs::canonicalize(&s.path).unwrap_or(s.path.clone()))
+        .collect();
+    let mut state = vec![0u8; specs.len()];
+    let mut out = Vec::new();
+    fn visit(
+        i: usize,
+        specs: &[Spec],
+        canon: &[PathBuf],
+        state: &mut [u8],
+        out: &mut Vec<usize>,
+    ) -> Result<(), String> {
+        match state[i] {
+            2 => return Ok(()),
+            1 => {
+                return Err(format!(
+                    "{}: verify.import: files import each other in a cycle",
+                    specs[i].file
+                ))
+            }
+            _ => {}
+        }
+        state[i] = 1;
+        for (_, p) in &specs[i].imports {
+            let c = std::fs::canonicalize(p).unwrap_or(p.clone());
+            if let Some(j) = canon.iter().position(|x| *x == c) {
+                visit(j, specs, canon, state, out)?;
+            }
+        }
+        state[i] = 2;
+        out.push(i);
+        Ok(())
+    }
+    for i in 0..specs.len() {
+        visit(i, specs, &canon, &mut state, &mut out)?;
+    }
+    Ok(out)
+}
+
+type DoneList = Vec<((usize, usize, usize), Done)>;
+
+fn run_all(
+    jobs: Vec<Job>,
+    threads: usize,
+    progress: bool,
+    specs: &[Spec],
+) -> Result<DoneList, String> {
+    let n = jobs.len();
+    // Longest first (by simulated duration times flows), so that a long
+    // run does not start last.
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| {
+        let w = |j: &Job| {
+            j.scenario.config.duration as f64 * (j.scenario.config.flows.len() as f64).max(1.0)
+        };
+        w(&jobs[b]).total_cmp(&w(&jobs[a]))
+    });
+    let next = AtomicUsize::new(0);
+    let count = AtomicUsize::new(0);
+    let slots: Mutex<Vec<Option<Done>>> = Mutex::new((0..n).map(|_| None).collect());
+    std::thread::scope(|sc| {
+        for _ in 0..threads.clamp(1, n.max(1)) {
+            sc.spawn(|| loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                if k >= n {
+                    break;
+                }
+                let i = order[k];
+                let j = &jobs[i];
+                let sim = j.scenario.simulation().expect("checked before running");
+                let t0 = Instant::now();
+                let result = sim.run();
+                let wall_s = t0.elapsed().as_secs_f64();
+                let d = count.fetch_add(1, Ordering::Relaxed) + 1;
+                if progress {
+                    eprintln!(
+                        "  [{d}/{n}] {}{}{} ({:.1} s)",
+                        specs[j.file].file,
+                        if j.point > 0 || !specs[j.file].grid.is_empty() {
+                            format!(" point {}", j.point)
+                        } else {
+                            String::new()
+                        },
+                        if j.member > 0 {
+                            format!(" seed {}", j.member)
+                        } else {
+                            String::new()
+                        },
+                        wall_s
+                    );
+                }
+                let labels = j.scenario.flows.iter().map(|f| f.label.clone()).collect();
+                slots.lock().expect("no panic while locked")[i] = Some(Done {
+                    scenario: j.scenario.clone(),
+                    labels,
+                    result,
+                    wall_s,
+                });
+            });
+        }
+    });
+    let slots = slots.into_inner().expect("no panic while locked");
+    let mut out = Vec::with_capacity(n);
+    for (j, d) in jobs.iter().zip(slots) {
+        out.push((
+            (j.file, j.point, j.member),
+            d.ok_or("a run did not finish")?,
+        ));
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------
+// Evaluation contexts.
+
+/// A user function's parameters bound over a parent context.
+struct Bound<'a> {
+    parent: &'a dyn Env,
+    binds: Vec<(String, Value)>,
+}
+
+impl Env for Bound<'_> {
+    fn name(&self, n: &str) -> Option<Result<Value, String>> {
+        match self.binds.iter().find(|(k, _)| k == n) {
+            Some((_, v)) => Some(Ok(v.clone())),
+            None => self.parent.name(n),
+        }
+    }
+    fn call(&self, f: &str, a: &[Value], kw: &[(String, Value)]) -> Option<Result<Value, String>> {
+        self.parent.call(f, a, kw)
+    }
+}
+
+fn call_user(ms: &[Measure], env: &dyn Env, f: &str, a: &[Value]) -> Option<Result<Value, String>> {
+    let m = ms.iter().find(|m| m.name == f && !m.params.is_empty())?;
+    if a.len() != m.params.len() {
+        return Some(Err(format!(
+            "takes {} arguments ({}), given {}",
+            m.params.len(),
+            m.params.join(", "),
+            a.len()
+        )));
+    }
+    let b = Bound {
+        parent: env,
+        binds: m.params.iter().cloned().zip(a.iter().cloned()).collect(),
+    };
+    Some(eval(&m.body, &b))
+}
+
+fn no_kw(f: &str, kw: &[(String, Value)]) -> Result<(), String> {
+    match kw.first() {
+        Some((k, _)) => Err(format!("{f}() takes no named argument \"{k}\"")),
+        None => Ok(()),
+    }
+}
+
+/// One run: its point, its measures (evaluated once, on first use).
+struct RunEnv<'a> {
+    spec: &'a Spec,
+    run: Run<'a>,
+    point: &'a [(String, Value)],
+    imports: &'a [(String, Value)],
+    scale: Scale,
+    member: usize,
+    cache: RefCell<Vec<Option<Result<Value, String>>>>,
+}
+
+impl<'a> RunEnv<'a> {
+    fn new(
+        spec: &'a Spec,
+        d: &'a Done,
+        point: &'a [(String, Value)],
+        imports: &'a [(String, Value)],
+        scale: Scale,
+        member: usize,
+    ) -> Self {
+        RunEnv {
+            spec,
+            run: Run {
+                cfg: &d.scenario.config,
+                res: &d.result,
+                labels: &d.labels,
+            },
+            point,
+            imports,
+            scale,
+            member,
+            cache: RefCell::new(vec![None; spec.measures.len()]),
+        }
+    }
+
+    fn measure(&self, i: usize) -> Result<Value, String> {
+        if let Some(v) = &self.cache.borrow()[i] {
+            return v.clone();
+        }
+        let m = &self.spec.measures[i];
+        let v = eval(&m.body, self).map_err(|e| format!("measure {}: {e}", m.name));
+        self.cache.borrow_mut()[i] = Some(v.clone());
+        v
+    }
+
+    /// Every plain measure, as a record (failed ones left out).
+    fn record(&self) -> Value {
+        Value::Map(
+            self.spec
+                .measures
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| m.params.is_empty())
+                .filter_map(|(i, m)| self.measure(i).ok().map(|v| (m.name.clone(), v)))
+                .collect(),
+        )
+    }
+}
+
+impl Env for RunEnv<'_> {
+    fn name(&self, n: &str) -> Option<Result<Value, String>> {
+        if let Some((_, v)) = self.point.iter().find(|(k, _)| k == n) {
+            return Some(Ok(v.clone()));
+        }
+        if let Some((_, v)) = self.spec.vars.iter().find(|(k, _)| k == n) {
+            return Some(Ok(v.clone()));
+        }
+        if let Some((_, v)) = self.imports.iter().find(|(k, _)| k == n) {
+            return Some(Ok(v.clone()));
+        }
+        if let Some(i) = self
+            .spec
+            .measures
+            .iter()
+            .position(|m| m.name == n && m.params.is_empty())
+        {
+            return Some(self.measure(i));
+        }
+        let r = self.run.res;
+        Some(Ok(match n {
+            "duration" => Value::Num(r.duration_s),
+            "seed" => Value::Num(self.run.cfg.seed as f64),
+            "flows" => Value::Num(r.flows.len() as f64),
+            "links" => Value::Num(r.links.len() as f64),
+            "scale" => Value::Str(self.scale.name().into()),
+            "member" => Value::Num(self.member as f64),
+            _ => return None,
+        }))
+    }
+    fn call(&self, f: &str, a: &[Value], kw: &[(String, Value)]) -> Option<Result<Value, String>> {
+        if let Some(r) = call_user(&self.spec.measures, self, f, a) {
+            return Some(no_kw(f, kw).and(r));
+        }
+        if let Some(r) = self.run.call(f, a) {
+            return Some(no_kw(f, kw).and(r));
+        }
+        functions::call(f, a).map(|r| no_kw(f, kw).and(r))
+    }
+}
+
+/// The whole grid of one member: axes as lists, per-run measures through
+/// `points`, `where` and `at`.
+struct GridEnv<'a> {
+    spec: &'a Spec,
+    runs: Vec<&'a RunEnv<'a>>,
+    imports: &'a [(String, Value)],
+    scale: Scale,
+    member: usize,
+    cache: RefCell<Vec<Option<Result<Value, String>>>>,
+}
+
+impl GridEnv<'_> {
+    fn aggregate(&self, i: usize) -> Result<Value, String> {
+        if let Some(v) = &self.cache.borrow()[i] {
+            return v.clone();
+        }
+        let m = &self.spec.aggregates[i];
+        let v = eval(&m.body, self).map_err(|e| format!("aggregate {}: {e}", m.name));
+        self.cache.borrow_mut()[i] = Some(v.clone());
+        v
+    }
+
+    fn record(&self) -> Value {
+        Value::Map(
+            self.spec
+                .aggregates
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| m.params.is_empty())
+                .filter_map(|(i, m)| self.aggregate(i).ok().map(|v| (m.name.clone(), v)))
+                .collect(),
+        )
+    }
+
+    fn select(&self, f: &str, a: &[Value], kw: &[(String, Value)]) -> Result<Vec<Value>, String> {
+        let name = match a {
+            [Value::Str(s)] => s.as_str(),
+            _ => {
+                return Err(format!(
+                    "{f}(\"measure\", axis = value, ...) takes a measure's name as a string"
+                ))
+            }
+        };
+        let i = self
+            .spec
+            .measures
+            .iter()
+            .position(|m| m.name == name && m.params.is_empty())
+            .ok_or_else(|| format!("no measure \"{name}\" in [measures]"))?;
+        for (k, _) in kw {
+            if !self.spec.grid.iter().any(|x| &x.name == k) {
+                return Err(format!("no grid axis \"{k}\""));
+            }
+        }
+        let mut out = Vec::new();
+        for r in &self.runs {
+            let keep = kw.iter().all(|(k, v)| {
+                r.point.iter().any(|(pk, pv)| {
+                    pk == k
+                        && (pv == v || matches!((pv, v), (Value::Num(x), Value::Num(y)) if x == y))
+                })
+            });
+            if keep {
+                out.push(r.measure(i)?);
+            }
+        }
+        Ok(out)
+    }
+}
+
+impl Env for GridEnv<'_> {
+    fn name(&self, n: &str) -> Option<Result<Value, String>> {
+        if let Some(a) = self.spec.grid.iter().find(|x| x.name == n) {
+            return Some(Ok(Value::List(a.at(self.scale).to_vec())));
+        }
+        if let Some((_, v)) = self.spec.vars.iter().find(|(k, _)| k == n) {
+            return Some(Ok(v.clone()));
+        }
+        if let Some((_, v)) = self.imports.iter().find(|(k, _)| k == n) {
+            return Some(Ok(v.clone()));
+        }
+        if let Some(i) = self
+            .spec
+            .aggregates
+            .iter()
+            .position(|m| m.name == n && m.params.is_empty())
+        {
+            return Some(self.aggregate(i));
+        }
+        Some(Ok(match n {
+            "scale" => Value::Str(self.scale.name().into()),
+            "points_count" => Value::Num(self.runs.len() as f64),
+            "member" => Value::Num(self.member as f64),
+            _ => return None,
+        }))
+    }
+    fn call(&self, f: &str, a: &[Value], kw: &[(String, Value)]) -> Option<Result<Value, String>> {
+        if let Some(r) = call_user(&self.spec.aggregates, self, f, a) {
+            return Some(no_kw(f, kw).and(r));
+        }
+        match f {
+            "points" => Some(no_kw(f, kw).and_then(|_| self.select(f, a, &[]).map(Value::List))),
+            "where" => Some(self.select(f, a, kw).map(Value::List)),
+            "at" => Some(self.select(f, a, kw).and_then(|v| match v.len() {
+                1 => Ok(v.into_iter().next().expect("one")),
+                n => Err(format!("{n} grid points match, expected exactly one")),
+            })),
+            "grid_values" => Some(match a {
+                [Value::Str(s)] => self
+                    .spec
+                    .grid
+                    .iter()
+                    .find(|x| &x.name == s)
+                    .map(|x| Value::List(x.at(self.scale).to_vec()))
+                    .ok_or_else(|| format!("no grid axis \"{s}\"")),
+                _ => Err("takes an axis name as a string".into()),
+            }),
+            _ => functions::call(f, a).map(|r| no_kw(f, kw).and(r)),
+        }
+    }
+}
+
+/// Fills the `{expression}`s of a text.
+pub fn interpolate(text: &str, env: &dyn Env) -> String {
+    match interpolation_pieces(text) {
+        Ok(pieces) => pieces
+            .into_iter()
+            .map(|p| match p {
+                Piece::Text(t) => t,
+                Piece::Expr(src) => match crate::expr::parse(src).and_then(|e| eval(&e, env)) {
+                    Ok(v) => v.to_string(),
+                    Err(e) => format!("{{error: {e}}}"),
+                },
+            })
+            .collect(),
+        Err(e) => format!("{{error: {e}}}"),
+    }
+}
+
+/// Judges one expectation in one context: (pass, expected text, measured
+/// text, measured number), or an error.
+fn judge(e: &Expect, env: &dyn Env) -> Result<(bool, String, String, Option<f64>), String> {
+    let v = eval(&e.value, env)?;
+    let number = |x: &Expr| -> Result<f64, String> { eval(x, env)?.num() };
+    Ok(match &e.judge {
+        Judge::Holds => {
+            let b = v.truth()?;
+            (b, "yes".into(), if b { "yes" } else { "no" }.into(), None)
+        }
+        Judge::Abs(x, tol) if matches!(v, Value::Str(_) | Value::Bool(_)) && *tol == 0.0 => {
+            let want = eval(x, env)?;
+            (v == want, want.to_string(), v.to_string(), None)
+        }
+        Judge::Rel(x, tol) => {
+            let (m, want) = (v.num()?, number(x)?);
+            let pass = m.is_finite() && (m - want).abs() <= tol * want.abs();
+            let dev = if want != 0.0 {
+                format!(" ({:+.1}%)", (m / want - 1.0) * 100.0)
+            } else {
+                String::new()
+            };
+            (
+                pass,
+                format!("{} ±{}%", fmt_num(want), fmt_num(tol * 100.0)),
+                format!("{}{dev}", fmt_num(m)),
+                Some(m),
+            )
+        }
+        Judge::Abs(x, tol) => {
+            let (m, want) = (v.num()?, number(x)?);
+            let pass = m.is_finite() && (m - want).abs() <= *tol;
+            let exp = if *tol == 0.0 {
+                fmt_num(want)
+            } else {
+                format!("{} ±{}", fmt_num(want), fmt_num(*tol))
+            };
+            (pass, exp, fmt_num(m), Some(m))
+        }
+        Judge::Bounds(lo, hi) => {
+            let m = v.num()?;
+            let lo = lo.as_ref().map(number).transpose()?;
+            let hi = hi.as_ref().map(number).transpose()?;
+            let pass = m.is_finite() && lo.is_none_or(|l| m >= l) && hi.is_none_or(|h| m <= h);
+            let exp = match (lo, hi) {
+                (Some(l), Some(h)) => format!("{} to {}", fmt_num(l), fmt_num(h)),
+                (Some(l), None) => format!(">= {}", fmt_num(l)),
+                (None, Some(h)) => format!("<= {}", fmt_num(h)),
+                (None, None) => unreachable!("a bound is given"),
+            };
+            (pass, exp, fmt_num(m), Some(m))
+        }
+    })
+}
+
+fn check_in(e: &Expect, env: &dyn Env, point: String) -> Check {
+    let what = interpolate(&e.what, env);
+    let (verdict, expected, measured, value, reason) = match judge(e, env) {
+        Ok((pass, exp, meas, v)) => {
+            let reason = e.known_miss.as_ref().map(|k| interpolate(k, env));
+            let verdict = match (pass, e.known_miss.is_some()) {
+                (true, false) => Verdict::Pass,
+                (true, true) => Verdict::UnexpectedPass,
+                (false, true) => Verdict::KnownMiss,
+                (false, false) => Verdict::Fail,
+            };
+            (verdict, exp, meas, v, reason)
+        }
+        Err(err) => (
+            Verdict::Error,
+            String::new(),
+            "error".into(),
+            None,
+            Some(err),
+        ),
+    };
+    Check {
+        expect: e.index,
+        what,
+        point,
+        expected,
+        source: e.source.clone(),
+        tol_source: e.tol_source.clone(),
+        measured,
+        value,
+        verdict,
+        reason,
+    }
+}
+
+fn when_holds(e: &Expect, env: &dyn Env) -> Result<bool, String> {
+    match &e.when {
+        None => Ok(true),
+        Some(w) => eval(w, env)?.truth().map_err(|m| format!("when: {m}")),
+    }
+}
+
+/// Judges every expectation of one file from its runs.
+fn judge_file(
+    s: &Spec,
+    scale: Scale,
+    pts: &[Point],
+    runs: &[&Done],
+    keys: &[(usize, usize)],
+    imports: &[(String, Value)],
+) -> (FileResult, Value) {
+    let envs: Vec<RunEnv> = runs
+        .iter()
+        .zip(keys)
+        .map(|(d, (p, m))| RunEnv::new(s, d, &pts[*p].0, imports, scale, *m))
+        .collect();
+    let members = s.seeds + 1;
+    let grid_envs: Vec<GridEnv> = (0..members)
+        .map(|m| GridEnv {
+            spec: s,
+            runs: envs.iter().filter(|e| e.member == m).collect(),
+            imports,
+            scale,
+            member: m,
+            cache: RefCell::new(vec![None; s.aggregates.len()]),
+        })
+        .collect();
+    let main_runs: Vec<&RunEnv> = envs.iter().filter(|e| e.member == 0).collect();
+    let text_env: &dyn Env = if s.grid.is_empty() {
+        main_runs[0]
+    } else {
+        &grid_envs[0]
+    };
+
+    let mut checks = Vec::new();
+    let mut ensemble = Vec::new();
+    for e in &s.expects {
+        // (point label, env) per member.
+        let contexts: Vec<Vec<(String, &dyn Env)>> = (0..members)
+            .map(|m| {
+                if e.over_grid {
+                    vec![(String::new(), &grid_envs[m] as &dyn Env)]
+                } else {
+                    envs.iter()
+                        .filter(|r| r.member == m)
+                        .map(|r| (point_label(r.point), r as &dyn Env))
+                        .collect()
+                }
+            })
+            .collect();
+        let mut main_checks = Vec::new();
+        for (label, env) in &contexts[0] {
+            match when_holds(e, *env) {
+                Ok(true) => main_checks.push(check_in(e, *env, label.clone())),
+                Ok(false) => {}
+                Err(err) => main_checks.push(Check {
+                    expect: e.index,
+                    what: e.what.clone(),
+                    point: label.clone(),
+                    expected: String::new(),
+                    source: e.source.clone(),
+                    tol_source: e.tol_source.clone(),
+                    measured: "error".into(),
+                    value: None,
+                    verdict: Verdict::Error,
+                    reason: Some(err),
+                }),
+            }
+        }
+        if s.seeds > 0 {
+            for c in &main_checks {
+                let mut held = 0;
+                let mut total = 0;
+                let mut values = Vec::new();
+                for ctx in contexts.iter().skip(1) {
+                    if let Some((_, env)) = ctx.iter().find(|(l, _)| *l == c.point) {
+                        if let Ok((pass, _, _, v)) = judge(e, *env) {
+                            total += 1;
+                            held += pass as usize;
+                            values.extend(v);
+                        }
+                    }
+                }
+                ensemble.push(EnsembleRow {
+                    expect: e.index,
+                    what: c.what.clone(),
+                    point: c.point.clone(),
+                    expected: c.expected.clone(),
+                    deterministic: (c.measured.clone(), c.verdict),
+                    held,
+                    total,
+                    values,
+                });
+            }
+        }
+        checks.extend(main_checks);
+    }
+
+    let mut tables = Vec::new();
+    for t in &s.tables {
+        let env: &dyn Env = if t.over_grid {
+            &grid_envs[0]
+        } else {
+            main_runs[0]
+        };
+        let header = t.columns.iter().map(|(h, _)| h.clone()).collect();
+        let rows = match eval(&t.rows, env).and_then(|v| v.list().map(|l| l.to_vec())) {
+            Ok(rows) => rows
+                .into_iter()
+                .map(|row| {
+                    let b = Bound {
+                        parent: env,
+                        binds: vec![("row".into(), row)],
+                    };
+                    t.columns
+                        .iter()
+                        .map(|(_, x)| match eval(x, &b) {
+                            Ok(v) => v.to_string(),
+                            Err(e) => format!("error: {e}"),
+                        })
+                        .collect()
+                })
+                .collect(),
+            Err(e) => vec![vec![format!("error: {e}")]],
+        };
+        tables.push(TableOut {
+            title: interpolate(&t.title, env),
+            header,
+            rows,
+        });
+    }
+
+    let record = if s.grid.is_empty() {
+        main_runs[0].record()
+    } else {
+        grid_envs[0].record()
+    };
+    let fr = FileResult {
+        file: s.file.clone(),
+        title: interpolate(&s.title, text_env),
+        setup: s
+            .setup
+            .as_ref()
+            .map(|t| interpolate(t, text_env))
+            .unwrap_or_default(),
+        claim: s.claim.as_ref().map(|t| interpolate(t, text_env)),
+        note: s.note.as_ref().map(|t| interpolate(t, text_env)),
+        checks,
+        ensemble,
+        seeds: s.seeds,
+        tables,
+        runs: runs.len(),
+        wall_s: runs.iter().map(|d| d.wall_s).sum(),
+    };
+    (fr, record)
+}
