@@ -1,0 +1,364 @@
+//! `dropless verify`: a user's own experiment folder. A wrong expectation
+//! fails with a message naming the file, the expectation and the measured
+//! value; a malformed one is refused before anything runs; a declared known
+//! miss passes, and fails once it holds; reports are computed from the runs
+//! and identical run to run; grids and ensembles are judged per point.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+const BIN: &str = env!("CARGO_BIN_EXE_dropless");
+
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let p = std::env::temp_dir().join(format!(
+            "dropless-verify-test-{}-{}-{name}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        ));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Scratch(p)
+    }
+    fn write(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.0.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn verify(args: &[&str]) -> Output {
+    Command::new(BIN)
+        .arg("verify")
+        .args(args)
+        .output()
+        .expect("run dropless")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// One FAST flow alone on a 20 Mb/s link: its queue settles at alpha.
+fn scenario(rate: &str) -> String {
+    format!(
+        r#"
+name = "user-fast"
+duration = "10s"
+seed = 3
+
+[topology]
+kind = "dumbbell"
+
+[topology.bottleneck]
+rate = "{rate}"
+delay = "1ms"
+buffer = "100000pkt"
+
+[[flows]]
+cc = "fast"
+rtt = "40ms"
+params = {{ alpha = 50, mi_threshold = 0 }}
+"#
+    )
+}
+
+const EXPECT: &str = r#"
+[verify]
+title = "FAST queue"
+setup = "one FAST flow at {capacity(0) / 1e6} Mb/s"
+
+[measures]
+q = "queue(0, 5, duration)"
+x = "goodput(0, 5, duration)"
+
+[[expect]]
+what = "queue"
+value = "q"
+expected = "param(0, 'alpha')"
+tol = "5%"
+source = "thesis eq. (4.4)"
+tol_source = "test"
+
+[[expect]]
+what = "goodput over capacity"
+value = "x / capacity(0)"
+min = 0.8
+source = "a FAST flow alone fills the link"
+"#;
+
+#[test]
+fn a_wrong_expectation_names_file_expectation_and_measured_value() {
+    let d = Scratch::new("wrong");
+    let f = d.write(
+        "mine.toml",
+        &(scenario("20Mbps")
+            + &EXPECT.replace("expected = \"param(0, 'alpha')\"", "expected = 10")),
+    );
+    let out = verify(&[d.path().to_str().unwrap(), "-q"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let o = text(&out.stdout);
+    let line = o
+        .lines()
+        .find(|l| l.contains("FAIL:"))
+        .unwrap_or_else(|| panic!("no failure line in {o}"));
+    assert!(line.contains(&f.display().to_string()), "{line}");
+    assert!(
+        line.contains("expect[0]") && line.contains("queue"),
+        "{line}"
+    );
+    assert!(line.contains("expected 10 ±5%"), "{line}");
+    // The measured value is the queue the flow holds, about alpha = 50.
+    let measured: f64 = line
+        .split("measured ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no measured value in {line}"));
+    assert!((measured - 50.0).abs() < 5.0, "{line}");
+}
+
+#[test]
+fn the_right_expectation_passes_and_the_report_quotes_the_run() {
+    let d = Scratch::new("right");
+    d.write("mine.toml", &(scenario("20Mbps") + EXPECT));
+    let rep = d.path().join("report.md");
+    let out = verify(&[
+        d.path().join("mine.toml").to_str().unwrap(),
+        "--report",
+        rep.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let r1 = std::fs::read_to_string(&rep).unwrap();
+    assert!(r1.contains("one FAST flow at 20 Mb/s"), "{r1}");
+    assert!(r1.contains("**pass**"), "{r1}");
+    // Deterministic: the same report again, bit for bit.
+    let out = verify(&[
+        d.path().join("mine.toml").to_str().unwrap(),
+        "--report",
+        rep.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&rep).unwrap(), r1);
+    // Changing the scenario changes the numbers of its row.
+    d.write("mine.toml", &(scenario("40Mbps") + EXPECT));
+    let out = verify(&[
+        d.path().join("mine.toml").to_str().unwrap(),
+        "--report",
+        rep.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    let r2 = std::fs::read_to_string(&rep).unwrap();
+    assert!(r2.contains("one FAST flow at 40 Mb/s"), "{r2}");
+    assert_ne!(r1, r2);
+    assert!(!d.path().join(".report.md.part").exists());
+}
+
+#[test]
+fn malformed_expectations_are_refused_before_anything_runs() {
+    let cases = [
+        ("value = \"q\"", "value = \"q +\"", "expect[0].value"),
+        ("value = \"q\"", "value = \"qq\"", "unknown name \"qq\""),
+        ("tol = \"5%\"", "tol = \"five\"", "expect[0].tol"),
+        ("tol_source = \"test\"\n", "", "expect[0].tol_source"),
+        ("source = \"thesis eq. (4.4)\"\n", "", "expect[0].source"),
+        ("min = 0.8", "min = 0.8\nexpected = 1", "expect[1].expected"),
+        (
+            "x = \"goodput(0, 5, duration)\"",
+            "x = \"nosuch(0)\"",
+            "unknown function \"nosuch\"",
+        ),
+        (
+            "what = \"queue\"",
+            "what = \"queue\"\nwhen_ = 1",
+            "unknown key \"when_\"",
+        ),
+    ];
+    for (from, to, needle) in cases {
+        let d = Scratch::new("bad");
+        // A second, long experiment beside the bad one: nothing may run.
+        d.write(
+            "a-long.toml",
+            &(scenario("20Mbps").replace("\"10s\"", "\"100000s\"") + EXPECT),
+        );
+        d.write(
+            "b-bad.toml",
+            &(scenario("20Mbps") + &EXPECT.replacen(from, to, 1)),
+        );
+        let t0 = std::time::Instant::now();
+        let out = verify(&[d.path().to_str().unwrap()]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{needle}: {err}");
+        assert!(
+            err.contains("b-bad.toml") && err.contains(needle),
+            "{needle}: {err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+        assert!(!err.contains("/2]"), "no run started: {err}");
+        assert!(t0.elapsed().as_secs() < 30, "refused at once");
+    }
+}
+
+#[test]
+fn a_known_miss_passes_until_it_holds() {
+    let d = Scratch::new("known");
+    let miss = EXPECT.replace(
+        "expected = \"param(0, 'alpha')\"",
+        "expected = 10\nknown_miss = \"the queue is {q} packets, not 10\"",
+    );
+    d.write("mine.toml", &(scenario("20Mbps") + &miss));
+    let rep = d.path().join("r.md");
+    let out = verify(&[
+        d.path().join("mine.toml").to_str().unwrap(),
+        "--report",
+        rep.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("known miss"));
+    let r = std::fs::read_to_string(&rep).unwrap();
+    // The reason quotes the measured queue, computed.
+    let line = r
+        .lines()
+        .find(|l| l.contains("the queue is"))
+        .expect("reason in the report");
+    assert!(!line.contains("{q}") && !line.contains("error"), "{line}");
+    // Declared a miss, but it holds: that is unexpected.
+    let holds = EXPECT.replace(
+        "expected = \"param(0, 'alpha')\"",
+        "expected = \"param(0, 'alpha')\"\nknown_miss = \"said not to hold\"",
+    );
+    d.write("mine.toml", &(scenario("20Mbps") + &holds));
+    let out = verify(&[d.path().join("mine.toml").to_str().unwrap(), "-q"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stdout).contains("UNEXPECTED PASS"),
+        "{}",
+        text(&out.stdout)
+    );
+}
+
+#[test]
+fn grids_aggregates_and_ensembles() {
+    let d = Scratch::new("grid");
+    let grid = r#"
+[verify]
+title = "queue grows with alpha"
+
+[measures]
+q = "queue(0, 5, duration)"
+
+[aggregates]
+qs = "points('q')"
+
+[[grid]]
+name = "alpha"
+values = [20, 50]
+set = "flows[0].params.alpha"
+
+[ensemble]
+seeds = 3
+set = { "flows[*].send_jitter" = "0.6ms" }
+
+[[expect]]
+what = "queue at alpha {alpha}"
+value = "q"
+expected = "alpha"
+tol = "10%"
+source = "thesis eq. (4.4)"
+tol_source = "test"
+
+[[expect]]
+what = "queue grows with alpha"
+value = "increasing(qs) and at('q', alpha = 50) > at('q', alpha = 20)"
+over = "grid"
+source = "thesis eq. (4.4)"
+"#;
+    d.write("g.toml", &(scenario("20Mbps") + grid));
+    let rep = d.path().join("r.md");
+    let out = verify(&[
+        d.path().join("g.toml").to_str().unwrap(),
+        "--report",
+        rep.to_str().unwrap(),
+        "-q",
+        "-j",
+        "2",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    let r = std::fs::read_to_string(&rep).unwrap();
+    assert!(r.contains("queue at alpha 20 [alpha=20]"), "{r}");
+    assert!(r.contains("queue at alpha 50 [alpha=50]"), "{r}");
+    // 2 points x (1 + 3 seeds) runs.
+    assert!(r.contains("(8 runs)"), "{r}");
+    // Every expectation has an ensemble row with 3 members.
+    let rows: Vec<&str> = r.lines().filter(|l| l.contains("/3 |")).collect();
+    assert_eq!(rows.len(), 3, "{r}");
+    // The same with one thread: identical (results do not depend on --jobs).
+    let rep1 = d.path().join("r1.md");
+    let out = verify(&[
+        d.path().join("g.toml").to_str().unwrap(),
+        "--report",
+        rep1.to_str().unwrap(),
+        "-q",
+        "-j",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(std::fs::read_to_string(&rep1).unwrap(), r);
+}
+
+#[test]
+fn a_folder_without_experiments_or_a_bad_report_path_is_bad_input() {
+    let d = Scratch::new("empty");
+    let out = verify(&[d.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("no .toml experiment files"));
+    d.write("plain.toml", &scenario("20Mbps"));
+    let out = verify(&[d.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("not a self-checking experiment"),
+        "{}",
+        text(&out.stderr)
+    );
+    d.write("plain.toml", &(scenario("20Mbps") + EXPECT));
+    let out = verify(&[
+        d.path().to_str().unwrap(),
+        "--report",
+        "/nonexistent-dir/r.md",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--report"),
+        "{}",
+        text(&out.stderr)
+    );
+}
