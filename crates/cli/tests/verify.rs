@@ -195,6 +195,11 @@ fn malformed_expectations_are_refused_before_anything_runs() {
             "what = \"queue\"\nwhen_ = 1",
             "unknown key \"when_\"",
         ),
+        (
+            "q = \"queue(0, 5, duration)\"",
+            "q = \"z + 1\"\nz = \"q\"",
+            "in a cycle",
+        ),
     ];
     for (from, to, needle) in cases {
         let d = Scratch::new("bad");

@@ -843,6 +843,23 @@ impl Env for GridEnv<'_> {
     }
 }
 
+/// Names and functions of `first`, else of `then`.
+struct Fallback<'a> {
+    first: &'a dyn Env,
+    then: &'a dyn Env,
+}
+
+impl Env for Fallback<'_> {
+    fn name(&self, n: &str) -> Option<Result<Value, String>> {
+        self.first.name(n).or_else(|| self.then.name(n))
+    }
+    fn call(&self, f: &str, a: &[Value], kw: &[(String, Value)]) -> Option<Result<Value, String>> {
+        self.first
+            .call(f, a, kw)
+            .or_else(|| self.then.call(f, a, kw))
+    }
+}
+
 /// Fills the `{expression}`s of a text.
 pub fn interpolate(text: &str, env: &dyn Env) -> String {
     match interpolation_pieces(text) {
@@ -983,10 +1000,16 @@ fn judge_file(
         })
         .collect();
     let main_runs: Vec<&RunEnv> = envs.iter().filter(|e| e.member == 0).collect();
+    // A grid file's texts read the grid, then the first point's run (the
+    // set-up common to every point: capacity, duration, ...).
+    let fallback = Fallback {
+        first: &grid_envs[0],
+        then: main_runs[0],
+    };
     let text_env: &dyn Env = if s.grid.is_empty() {
         main_runs[0]
     } else {
-        &grid_envs[0]
+        &fallback
     };
 
     let mut checks = Vec::new();

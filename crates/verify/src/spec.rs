@@ -851,20 +851,34 @@ fn check_names(s: &Spec) -> Result<(), String> {
     let imports: Vec<&str> = s.imports.iter().map(|(n, _)| n.as_str()).collect();
     // Names visible in a run context: built-ins, vars, axes (their value
     // at the point), imports, measures defined earlier.
-    let check = |e: &Expr,
-                 field: &str,
-                 grid: bool,
-                 upto: usize,
-                 params: &[String]|
+    // `both`: a grid file's own texts, which read the grid and then the
+    // first point's run (the set-up common to every point).
+    let check_in = |e: &Expr,
+                    field: &str,
+                    grid: bool,
+                    upto: usize,
+                    params: &[String],
+                    both: bool|
      -> Result<(), String> {
         let (names, calls) = e.free_names();
         let ms: &[Measure] = if grid { &s.aggregates } else { &s.measures };
+        let plain_measure = |n: &str| {
+            s.measures
+                .iter()
+                .any(|m| m.params.is_empty() && m.name == n)
+        };
+        let fn_measure = |n: &str| {
+            s.measures
+                .iter()
+                .any(|m| !m.params.is_empty() && m.name == n)
+        };
         for n in &names {
-            let ok = vars.contains(&n.as_str())
+            let ok = (both && (RUN_NAMES.contains(&n.as_str()) || plain_measure(n)))
+                || vars.contains(&n.as_str())
                 || axes.contains(&n.as_str())
                 || imports.contains(&n.as_str())
                 || params.contains(n)
-                || ms[..upto]
+                || ms[..upto.max(ms.len())]
                     .iter()
                     .any(|m| m.params.is_empty() && &m.name == n)
                 || (!grid && RUN_NAMES.contains(&n.as_str()))
@@ -900,10 +914,11 @@ fn check_names(s: &Spec) -> Result<(), String> {
             }
         }
         for f in &calls {
-            let ok = vf.contains(&f.as_str())
+            let ok = (both && (rf.contains(&f.as_str()) || fn_measure(f)))
+                || vf.contains(&f.as_str())
                 || (!grid && rf.contains(&f.as_str()))
                 || (grid && GRID_FUNCS.contains(&f.as_str()))
-                || ms[..upto]
+                || ms[..upto.max(ms.len())]
                     .iter()
                     .any(|m| !m.params.is_empty() && &m.name == f);
             if !ok {
@@ -921,25 +936,24 @@ fn check_names(s: &Spec) -> Result<(), String> {
         }
         Ok(())
     };
-    let text = |t: &Option<String>, field: &str, grid: bool| -> Result<(), String> {
+    let check = |e: &Expr, field: &str, grid: bool, upto: usize, params: &[String]| {
+        check_in(e, field, grid, upto, params, false)
+    };
+    let file_grid = !s.grid.is_empty();
+    let text_in = |t: &Option<String>, field: &str, grid: bool, both: bool| -> Result<(), String> {
         if let Some(t) = t {
+            let upto = if grid {
+                s.aggregates.len()
+            } else {
+                s.measures.len()
+            };
             for e in text_exprs(t).map_err(|e| c.err(field, e))? {
-                check(
-                    &e,
-                    field,
-                    grid,
-                    if grid {
-                        s.aggregates.len()
-                    } else {
-                        s.measures.len()
-                    },
-                    &[],
-                )?;
+                check_in(&e, field, grid, upto, &[], both)?;
             }
         }
         Ok(())
     };
-    let file_grid = !s.grid.is_empty();
+    let text = |t: &Option<String>, field: &str, grid: bool| text_in(t, field, grid, false);
     for (i, m) in s.measures.iter().enumerate() {
         check(
             &m.body,
@@ -958,10 +972,10 @@ fn check_names(s: &Spec) -> Result<(), String> {
             &m.params,
         )?;
     }
-    text(&Some(s.title.clone()), "verify.title", file_grid)?;
-    text(&s.setup, "verify.setup", file_grid)?;
-    text(&s.claim, "verify.claim", file_grid)?;
-    text(&s.note, "verify.note", file_grid)?;
+    text_in(&Some(s.title.clone()), "verify.title", file_grid, file_grid)?;
+    text_in(&s.setup, "verify.setup", file_grid, file_grid)?;
+    text_in(&s.claim, "verify.claim", file_grid, file_grid)?;
+    text_in(&s.note, "verify.note", file_grid, file_grid)?;
     for e in &s.expects {
         let g = e.over_grid;
         let n = if g {
@@ -1008,6 +1022,69 @@ fn check_names(s: &Spec) -> Result<(), String> {
                 n,
                 &["row".to_string()],
             )?;
+        }
+    }
+    no_cycles(&c, &s.measures, "measures")?;
+    no_cycles(&c, &s.aggregates, "aggregates")?;
+    Ok(())
+}
+
+/// Measures may be written in any order (a TOML table has none), but none
+/// may depend on itself, directly or through others.
+fn no_cycles(c: &Ctx, ms: &[Measure], table: &str) -> Result<(), String> {
+    let deps: Vec<Vec<usize>> = ms
+        .iter()
+        .map(|m| {
+            let (names, calls) = m.body.free_names();
+            ms.iter()
+                .enumerate()
+                .filter(|(_, o)| {
+                    (names.contains(&o.name) && !m.params.contains(&o.name))
+                        || calls.contains(&o.name)
+                })
+                .map(|(i, _)| i)
+                .collect()
+        })
+        .collect();
+    // 0 unvisited, 1 on the stack, 2 done.
+    fn visit(
+        i: usize,
+        deps: &[Vec<usize>],
+        state: &mut [u8],
+        path: &mut Vec<usize>,
+    ) -> Option<Vec<usize>> {
+        match state[i] {
+            2 => return None,
+            1 => {
+                let from = path.iter().position(|&p| p == i).unwrap_or(0);
+                let mut cycle = path[from..].to_vec();
+                cycle.push(i);
+                return Some(cycle);
+            }
+            _ => {}
+        }
+        state[i] = 1;
+        path.push(i);
+        for &d in &deps[i] {
+            if let Some(cy) = visit(d, deps, state, path) {
+                return Some(cy);
+            }
+        }
+        path.pop();
+        state[i] = 2;
+        None
+    }
+    let mut state = vec![0u8; ms.len()];
+    for i in 0..ms.len() {
+        if let Some(cy) = visit(i, &deps, &mut state, &mut Vec::new()) {
+            let names: Vec<&str> = cy.iter().map(|&k| ms[k].name.as_str()).collect();
+            return Err(c.err(
+                &format!("{table}.{}", ms[cy[0]].name),
+                format!(
+                    "the measures depend on each other in a cycle: {}",
+                    names.join(" -> ")
+                ),
+            ));
         }
     }
     Ok(())
