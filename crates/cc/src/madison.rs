@@ -71,10 +71,14 @@
 //!   rate over the six latest probe intervals when lower (Little's result
 //!   counts accepted packets; see `Madison::s_eff`).
 //!
-//! # Precautions (not in the paper; off by default)
+//! # Precautions (not in the paper; on in `madison`, off in `madison-paper`)
 //!
 //! `docs/reports/madison.md` reports the protocol as printed and with
 //! `paced_u = 1, busy_u = 1, up_gain = 0.5` (its "precautions" variant).
+//! The registry's `madison`, a user's default, has them on: it is the form
+//! that works best on the reproductions' paths. `madison-paper` is the
+//! protocol as printed (all three off), the preset the reproductions
+//! select. [`MadisonConfig::default`] is the paper's form.
 //!
 //! Seed 002 §3.2 expects the M/D/1 formulas to err when traffic is less
 //! bursty than Poisson and says "we keep in mind the qualitative direction
@@ -242,6 +246,8 @@ const STARTUP_PACKETS: u64 = 12;
 /// The TCP-Madison controller.
 #[derive(Clone, Debug)]
 pub struct Madison {
+    /// Registry name (`madison` or the paper's preset `madison-paper`).
+    name: &'static str,
     cfg: MadisonConfig,
     wire: u32,
     est: PathEstimator,
@@ -295,10 +301,17 @@ pub struct Madison {
 }
 
 impl Madison {
+    /// The same controller under another registry name (the presets).
+    pub fn named(mut self, name: &'static str) -> Self {
+        self.name = name;
+        self
+    }
+
     /// A Madison controller for packets of `wire_size` bytes; `seed` drives
     /// the exponential probe spacing.
     pub fn new(cfg: MadisonConfig, wire_size: u32, seed: u64) -> Self {
         Madison {
+            name: "madison",
             cfg,
             wire: wire_size,
             est: {
@@ -594,7 +607,7 @@ impl Madison {
 
 impl Controller for Madison {
     fn name(&self) -> &'static str {
-        "madison"
+        self.name
     }
 
     fn control(&self) -> Control {

@@ -143,6 +143,29 @@ macro_rules! params {
     };
 }
 
+/// TCP-Madison's parameters; the three precautions' defaults differ
+/// between the user's default (`madison`) and the paper's form
+/// (`madison-paper`).
+macro_rules! madison_params {
+    (paced_u = $pu:expr, busy_u = $bu:expr, up_gain = $ug:expr) => {
+        params!(rto_cwnd = 1.0;
+            "d_norm" = 0.0235, "normalized d/RTT_avg of eq. (3) (Table 2)";
+            "p_min" = 2.55e-5, "smallest loss rate used for b_target (Table 2)";
+            "p_init" = 1e-4, "initial loss-rate estimate (Table 2)";
+            "rate_interval" = 0.2, "T, minimum time between rate changes, seconds (Table 2)";
+            "t_probe" = 32.0, "tProbe*, minimum mean probe spacing, bottleneck packet times (Table 2)";
+            "pairs" = 20.0, "packet pairs sent in all, one per RTT (section 4.3)";
+            "quiesce" = 1.0, "1: stop sending while a requested ACK is late (coarse ACK clocking, section 4.3)";
+            "gain" = 1.0, "fraction of the step to a new S_target taken per change, in (0,1]; 1 is the paper, below 1 a damped variant";
+            "open_loop" = 0.0, "1: compute S_target once after start-up and keep it (the Fig. 2 experiment)";
+            "disjoint_b" = 1.0, "1: rule (2d) compares two averages of disjoint sets of six probes; 0: two consecutive sliding averages";
+            "paced_u" = $pu, "1: estimate U as (2B + U_flow)/(2B + 1), allowing for the flow's own pacing (a precaution); 0: eq. (8)";
+            "busy_u" = $bu, "1: probes leave at random instants (held one pacing interval after their exponential instant) and U is the fraction of the latest 256 probes that found the bottleneck busy (after 32 probes; before, as paced_u says; a precaution); 0: probes at pacing slots, U from the backlog";
+            "up_gain" = $ug, "extra factor on gain for rate increases only, in (0,1]; 1 is the paper, 0.5 a precaution";
+        )
+    };
+}
+
 static SPECS: &[CcSpec] = &[
     CcSpec {
         name: "newreno",
@@ -275,24 +298,21 @@ static SPECS: &[CcSpec] = &[
     },
     CcSpec {
         name: "madison",
-        help: "TCP-Madison (Kola and Vernon 2007, seed 002): paces at the rate that holds a Reno-fair target backlog, from end-host path measures; use with the probe-only ACK policy",
-        params: params!(rto_cwnd = 1.0;
-            "d_norm" = 0.0235, "normalized d/RTT_avg of eq. (3) (Table 2)";
-            "p_min" = 2.55e-5, "smallest loss rate used for b_target (Table 2)";
-            "p_init" = 1e-4, "initial loss-rate estimate (Table 2)";
-            "rate_interval" = 0.2, "T, minimum time between rate changes, seconds (Table 2)";
-            "t_probe" = 32.0, "tProbe*, minimum mean probe spacing, bottleneck packet times (Table 2)";
-            "pairs" = 20.0, "packet pairs sent in all, one per RTT (section 4.3)";
-            "quiesce" = 1.0, "1: stop sending while a requested ACK is late (coarse ACK clocking, section 4.3)";
-            "gain" = 1.0, "fraction of the step to a new S_target taken per change, in (0,1]; 1 is the paper, below 1 a damped variant";
-            "open_loop" = 0.0, "1: compute S_target once after start-up and keep it (the Fig. 2 experiment)";
-            "disjoint_b" = 1.0, "1: rule (2d) compares two averages of disjoint sets of six probes; 0: two consecutive sliding averages";
-            "paced_u" = 0.0, "1: estimate U as (2B + U_flow)/(2B + 1), allowing for the flow's own pacing; 0: eq. (8)";
-            "busy_u" = 0.0, "1: probes leave at random instants (held one pacing interval after their exponential instant) and U is the fraction of the latest 256 probes that found the bottleneck busy (after 32 probes; before, as paced_u says); 0: probes at pacing slots, U from the backlog";
-            "up_gain" = 1.0, "extra factor on gain for rate increases only, in (0,1]; 1 is the paper";
-        ),
+        help: "TCP-Madison (Kola and Vernon 2007, seed 002) with the documented precautions on (paced_u, busy_u, up_gain 0.5; docs/reports/madison.md): paces at the rate that holds a Reno-fair target backlog, from end-host path measures; use with the probe-only ACK policy",
+        params: madison_params!(paced_u = 1.0, busy_u = 1.0, up_gain = 0.5),
+    },
+    CcSpec {
+        name: "madison-paper",
+        help: "TCP-Madison exactly as the paper prints it (seed 002; precautions off): the preset the reproductions select",
+        params: madison_params!(paced_u = 0.0, busy_u = 0.0, up_gain = 1.0),
     },
 ];
+
+/// Whether `name` is TCP-Madison (the default or the paper's preset):
+/// it runs its own path estimator and wants probe-only ACKs.
+pub fn is_madison(name: &str) -> bool {
+    name == "madison" || name == "madison-paper"
+}
 
 /// All controllers the registry can build.
 pub fn all() -> &'static [CcSpec] {
@@ -596,7 +616,7 @@ pub fn build(
                 info.wire_size,
             ))
         }
-        "madison" => {
+        "madison" | "madison-paper" => {
             if paced {
                 return Err(v.bad(
                     "paced",
@@ -605,26 +625,29 @@ pub fn build(
                 ));
             }
             let pairs = v.check("pairs", |x| x >= 2.0 && x.fract() == 0.0, "an integer >= 2")?;
-            Box::new(Madison::new(
-                MadisonConfig {
-                    d_norm: v.positive("d_norm")?,
-                    p_min: v.fraction("p_min")?,
-                    p_init: v.fraction("p_init")?,
-                    rate_interval: crate::from_secs(v.non_negative("rate_interval")?),
-                    t_probe: v.positive("t_probe")?,
-                    pairs: pairs as u32,
-                    quiesce: v.boolean("quiesce")?,
-                    gain: v.check("gain", |g| g > 0.0 && g <= 1.0, "in (0, 1]")?,
-                    open_loop: v.boolean("open_loop")?,
-                    disjoint_b: v.boolean("disjoint_b")?,
-                    paced_u: v.boolean("paced_u")?,
-                    busy_u: v.boolean("busy_u")?,
-                    up_gain: v.check("up_gain", |g| g > 0.0 && g <= 1.0, "in (0, 1]")?,
-                    ..MadisonConfig::default()
-                },
-                info.wire_size,
-                info.seed,
-            ))
+            Box::new(
+                Madison::new(
+                    MadisonConfig {
+                        d_norm: v.positive("d_norm")?,
+                        p_min: v.fraction("p_min")?,
+                        p_init: v.fraction("p_init")?,
+                        rate_interval: crate::from_secs(v.non_negative("rate_interval")?),
+                        t_probe: v.positive("t_probe")?,
+                        pairs: pairs as u32,
+                        quiesce: v.boolean("quiesce")?,
+                        gain: v.check("gain", |g| g > 0.0 && g <= 1.0, "in (0, 1]")?,
+                        open_loop: v.boolean("open_loop")?,
+                        disjoint_b: v.boolean("disjoint_b")?,
+                        paced_u: v.boolean("paced_u")?,
+                        busy_u: v.boolean("busy_u")?,
+                        up_gain: v.check("up_gain", |g| g > 0.0 && g <= 1.0, "in (0, 1]")?,
+                        ..MadisonConfig::default()
+                    },
+                    info.wire_size,
+                    info.seed,
+                )
+                .named(spec.name),
+            )
         }
         other => unreachable!("registry spec {other} has no constructor"),
     };
@@ -634,7 +657,7 @@ pub fn build(
         cc
     };
     // The Madison path estimator alongside any controller (Madison has its own).
-    Ok(if v.boolean("path_estimator")? && spec.name != "madison" {
+    Ok(if v.boolean("path_estimator")? && !is_madison(spec.name) {
         Box::new(Estimated::new(
             cc,
             info.wire_size,
@@ -673,13 +696,14 @@ mod tests {
                 "acwap-highspeed",
                 "acwap-scalable",
                 "acwap-bic",
-                "madison"
+                "madison",
+                "madison-paper"
             ]
         );
         for s in all() {
             let c = build(s.name, &[], &ConnInfo::default()).unwrap();
             assert_eq!(c.name(), s.name);
-            if s.name == "madison" {
+            if is_madison(s.name) {
                 // Start-up releases one packet pair, unpaced.
                 assert_eq!(c.control().cwnd, Some(2.0));
                 assert_eq!(c.control().pacing_rate, None);
@@ -693,6 +717,35 @@ mod tests {
         }
         assert!(find("fast").is_some());
         assert!(find("reno").is_none());
+    }
+
+    /// The user's default Madison has the documented precautions on; the
+    /// paper's preset differs from it in exactly those three defaults.
+    #[test]
+    fn madison_default_is_the_precautions_and_the_paper_is_a_preset() {
+        let (def, paper) = (find("madison").unwrap(), find("madison-paper").unwrap());
+        let names: Vec<_> = def.params.iter().map(|p| p.name).collect();
+        assert_eq!(
+            names,
+            paper.params.iter().map(|p| p.name).collect::<Vec<_>>()
+        );
+        let mut differ = Vec::new();
+        for (a, b) in def.params.iter().zip(paper.params) {
+            if a.default != b.default {
+                differ.push((a.name, a.default, b.default));
+            }
+        }
+        assert_eq!(
+            differ,
+            [
+                ("paced_u", 1.0, 0.0),
+                ("busy_u", 1.0, 0.0),
+                ("up_gain", 0.5, 1.0)
+            ]
+        );
+        for n in ["madison", "madison-paper"] {
+            assert_eq!(build(n, &[], &ConnInfo::default()).unwrap().name(), n);
+        }
     }
 
     #[test]

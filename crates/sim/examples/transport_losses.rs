@@ -4,16 +4,45 @@
 //! 278 ms, 158 KB, 42% Poisson cross traffic) and a few variants.
 //!
 //! `cargo run --release -p dropless-sim --example transport_losses -- [secs] [seed] [cc ...]`
-//! (cc: `fast`, `fast-delack`, `madison`, `newreno`, `newreno-delack`, `highspeed`, `cubic`, `bic`,
+//! (cc: `fast`, `fast-delack`, `madison`, `madison-paper`, `newreno`, `newreno-delack`, `highspeed`, `cubic`, `bic`,
 //! `scalable`); a `-prr` suffix (`fast-prr`) turns on Proportional Rate
 //! Reduction (RFC 9937). `XP_EVENTS=1` also lists the congestion events.
 
-#[path = "../tests/common/madison.rs"]
-mod sc;
-
-use dropless_sim::{FlowSpec, Simulation};
+use dropless_cc::{from_secs, Time, MILLISECOND};
+use dropless_sim::{
+    Buffer, CrossKind, CrossSpec, FlowSpec, LinkSpec, SimConfig, Simulation, Topology,
+};
 use dropless_transport::AckPolicy;
-use sc::*;
+
+/// The TCP-Madison Fig. 8(a) path (`experiments/madison/fig8a.toml`):
+/// 100 Mb/s, 278 ms, 158 KB, 42% Poisson cross traffic of 1500-byte packets.
+fn fig8a(mut flow: FlowSpec, duration: Time, seed: u64) -> SimConfig {
+    let rtt = 278 * MILLISECOND;
+    flow.rtt = Some(rtt);
+    SimConfig {
+        seed,
+        duration,
+        topology: Topology::Dumbbell {
+            bottleneck: LinkSpec::new(100e6, rtt / 2, Buffer::Bytes(158_000)),
+            access_rate_bps: None,
+        },
+        flows: vec![flow],
+        cross: vec![CrossSpec {
+            kind: CrossKind::Poisson,
+            rate_bps: 42e6,
+            packet_size: 1500,
+            link: 0,
+            start: 0,
+            stop: None,
+        }],
+        sample_interval: 100 * MILLISECOND,
+        flow_series: true,
+    }
+}
+
+fn fast(alpha: f64) -> FlowSpec {
+    FlowSpec::bulk("fast", 0).param("alpha", alpha)
+}
 
 fn flow(name: &str) -> FlowSpec {
     if let Some(base) = name.strip_suffix("-prr") {
@@ -22,15 +51,19 @@ fn flow(name: &str) -> FlowSpec {
         return f;
     }
     match name {
-        "fast" => fast(0, 8.0),
-        "madison" => madison(0),
+        "fast" => fast(8.0),
+        "madison" | "madison-paper" => {
+            let mut f = FlowSpec::bulk(name, 0);
+            f.ack_policy = AckPolicy::ProbeOnly;
+            f
+        }
         "newreno-delack" => {
             let mut f = FlowSpec::bulk("newreno", 0);
             f.ack_policy = AckPolicy::DELAYED;
             f
         }
         "fast-delack" => {
-            let mut f = fast(0, 8.0);
+            let mut f = fast(8.0);
             f.ack_policy = AckPolicy::DELAYED;
             f
         }
@@ -66,9 +99,9 @@ fn main() {
         "drop/1e4"
     );
     for name in &ccs {
-        let cfg = fig8(&FIG8[0], flow(name), s(dur), seed);
+        let cfg = fig8a(flow(name), from_secs(dur), seed);
         let mut sim = Simulation::new(cfg).expect("valid");
-        sim.run_until(s(dur));
+        sim.run_until(from_secs(dur));
         let (snd, rcv) = sim.endpoints(0);
         let st = snd.stats().clone();
         let dups = rcv.stats().duplicates;

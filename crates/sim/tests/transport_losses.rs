@@ -13,13 +13,12 @@
 //! to the whole RTO left it at SRTT plus a few hundred microseconds (Linux
 //! floors the variance term). Each RTO then marked the whole flight lost.
 
-#[path = "common/madison.rs"]
-mod scenarios;
+mod common;
 
+use common::fig8a;
 use dropless_cc::SECOND;
 use dropless_sim::{FlowSpec, Simulation};
 use dropless_transport::AckPolicy;
-use scenarios::{fig8, FIG8};
 
 /// The flows of the check, by name.
 fn flows() -> Vec<(&'static str, FlowSpec)> {
@@ -45,7 +44,7 @@ fn flows() -> Vec<(&'static str, FlowSpec)> {
         ("highspeed", FlowSpec::bulk("highspeed", 0)),
         ("cubic", FlowSpec::bulk("cubic", 0)),
         ("madison probe-only", {
-            let mut f = FlowSpec::bulk("madison", 0);
+            let mut f = FlowSpec::bulk("madison-paper", 0);
             f.ack_policy = AckPolicy::ProbeOnly;
             f
         }),
@@ -61,7 +60,7 @@ fn check(cases: &[(u64, &str)]) {
     let mut failures = Vec::new();
     for &(seed, name) in cases {
         let flow = &all.iter().find(|f| f.0 == name).expect("known flow").1;
-        let mut sim = Simulation::new(fig8(&FIG8[0], flow.clone(), secs * SECOND, seed)).unwrap();
+        let mut sim = Simulation::new(fig8a(flow.clone(), secs * SECOND, seed)).unwrap();
         sim.run_until(secs * SECOND);
         let (snd, rcv) = sim.endpoints(0);
         let st = snd.stats().clone();

@@ -30,3 +30,30 @@ pub fn mean(v: &[f64]) -> f64 {
     let x: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
     x.iter().sum::<f64>() / x.len() as f64
 }
+
+/// The TCP-Madison Fig. 8(a) path (`experiments/madison/fig8a.toml`):
+/// 100 Mb/s, 278 ms, 158 KB buffer, 42% Poisson cross traffic of
+/// 1500-byte packets, one flow.
+pub fn fig8a(mut flow: FlowSpec, duration: Time, seed: u64) -> SimConfig {
+    let rtt = 278 * MILLISECOND;
+    flow.rtt = Some(rtt);
+    SimConfig {
+        seed,
+        duration,
+        topology: Topology::Dumbbell {
+            bottleneck: LinkSpec::new(100e6, rtt / 2, Buffer::Bytes(158_000)),
+            access_rate_bps: None,
+        },
+        flows: vec![flow],
+        cross: vec![dropless_sim::CrossSpec {
+            kind: dropless_sim::CrossKind::Poisson,
+            rate_bps: 42e6,
+            packet_size: 1500,
+            link: 0,
+            start: 0,
+            stop: None,
+        }],
+        sample_interval: 100 * MILLISECOND,
+        flow_series: true,
+    }
+}
