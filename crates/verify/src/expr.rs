@@ -144,6 +144,12 @@ pub fn fmt_num(x: f64) -> String {
     if !x.is_finite() {
         return format!("{x}");
     }
+    // Integers up to rounding noise (30e9 ns * 1e-9 = 30.000000000000004).
+    let x = if (x - x.round()).abs() <= 1e-9 * x.abs().max(1.0) {
+        x.round()
+    } else {
+        x
+    };
     let a = x.abs();
     if a == 0.0 {
         "0".into()

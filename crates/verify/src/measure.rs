@@ -25,6 +25,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("util(l) | util(l, t0, t1)", "link utilization (0..1)"),
     ("series(f, name, t0, t1)", "mean of a flow's series over the window: cwnd, rtt, pacing, in_flight, link_bps or a controller trace variable (alpha, base_rtt, ...)"),
     ("last(f, name)", "last finite sample of that series"),
+    ("binned(f, name, bin, t0, t1)", "that series over (t0, t1] as means over consecutive bins of `bin` seconds (a list)"),
     ("events(f) | events(f, t0, t1)", "congestion events (loss, ECN, timeouts) detected in the window"),
     ("event_list(f)", "every congestion event: records with t, lost, rto, cwnd"),
     ("flow(f)", "the flow's summary (summary.json fields: goodput_bps, packets_lost, timeouts, lost_per_event, mean_rtt_s, min_rtt_s, ...)"),
@@ -34,7 +35,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("window(f, t0, t1)", "flow f over (t0, t1]: goodput_bps, utilization, delivered_pkts, lost_pkts, queue_drops, loss_rate, events, timeouts"),
     ("path(f, from)", "the flow's path estimates against ground truth from fraction `from` of its active time: a record per quantity (RTT_min, C, U, ...) with est, truth, error; plus buffer_filled, active_flows"),
     ("start(f), stop(f)", "when the flow starts, and the end of its measured interval, seconds"),
-    ("rtt(f), mss(f), wire(f)", "base RTT (s), payload and wire bytes per packet"),
+    ("rtt(f), mss(f), wire(f), size(f)", "base RTT (s), payload and wire bytes per packet, transfer size in bytes (NaN for a bulk flow)"),
     ("param(f, name)", "a controller parameter as run (given or default)"),
     ("capacity(l), delay(l), buffer(l)", "link rate (bit/s), one-way delay (s), buffer (packets; bytes / the first flow's wire size for byte buffers)"),
 ];
@@ -62,6 +63,18 @@ fn window_mean(t: &[f64], v: &[f64], t0: f64, t1: f64) -> f64 {
     } else {
         s / n as f64
     }
+}
+
+/// A time in seconds from integer nanoseconds, exact where the decimal is
+/// (`secs(30 s)` is 30.000000000000004; windows like `duration / 2` must
+/// not miss the sample at 15 s by that).
+pub fn exact_secs(t: dropless_cc::Time) -> f64 {
+    t as f64 / 1e9
+}
+
+/// [`exact_secs`] of a time already converted with `secs`.
+pub fn exact(x: f64) -> f64 {
+    (x * 1e9).round() / 1e9
 }
 
 fn json<T: serde::Serialize>(v: &T) -> Value {
@@ -211,6 +224,35 @@ impl Run<'_> {
                 let (t0, t1) = self.win(&a[2..])?;
                 num(window_mean(t, self.series(f, a[1].str()?)?, t0, t1))
             }
+            "binned" => {
+                arity(&[5])?;
+                let f = self.flow(&a[0])?;
+                let col = self.series(f, a[1].str()?)?;
+                let bin = a[2].num()?;
+                let (t0, t1) = self.win(&a[3..])?;
+                if bin.is_nan() || bin <= 0.0 || (t1 - t0) / bin > 1e6 {
+                    return Err(format!(
+                        "bin must be positive and at most a millionth of the window, not {}",
+                        fmt_num(bin)
+                    ));
+                }
+                let n = ((t1 - t0) / bin).ceil() as usize;
+                let (mut sum, mut cnt) = (vec![0.0; n], vec![0usize; n]);
+                for (x, y) in t.iter().zip(col) {
+                    if *x > t0 && *x <= t1 && y.is_finite() {
+                        let k = (((x - t0) / bin).ceil() as usize).clamp(1, n) - 1;
+                        sum[k] += y;
+                        cnt[k] += 1;
+                    }
+                }
+                Ok(Value::List(
+                    sum.iter()
+                        .zip(&cnt)
+                        .filter(|(_, c)| **c > 0)
+                        .map(|(s, c)| Value::Num(s / *c as f64))
+                        .collect(),
+                ))
+            }
             "last" => {
                 arity(&[2])?;
                 let f = self.flow(&a[0])?;
@@ -247,7 +289,7 @@ impl Run<'_> {
                         .iter()
                         .map(|e| {
                             Value::Map(vec![
-                                ("t".into(), Value::Num(secs(e.time))),
+                                ("t".into(), Value::Num(exact_secs(e.time))),
                                 ("lost".into(), Value::Num(e.lost as f64)),
                                 ("rto".into(), Value::Bool(e.rto)),
                                 ("cwnd".into(), Value::Num(e.cwnd)),
@@ -320,16 +362,17 @@ impl Run<'_> {
                 }
                 Ok(Value::Map(m))
             }
-            "start" | "stop" | "rtt" | "mss" | "wire" => {
+            "start" | "stop" | "rtt" | "mss" | "wire" | "size" => {
                 arity(&[1])?;
                 let f = self.flow(&a[0])?;
                 let fr = &r.flows[f];
                 let fs = &self.cfg.flows[f];
                 num(match name {
-                    "start" => fr.start_s,
-                    "stop" => fr.end_s,
-                    "rtt" => fr.rtt_s,
+                    "start" => exact(fr.start_s),
+                    "stop" => exact(fr.end_s),
+                    "rtt" => exact(fr.rtt_s),
                     "mss" => fs.mss as f64,
+                    "size" => fs.size.map_or(f64::NAN, |b| b as f64),
                     _ => fs.wire_size() as f64,
                 })
             }
@@ -353,7 +396,7 @@ impl Run<'_> {
                 let spec = &self.cfg.topology.links()[l];
                 num(match name {
                     "capacity" => spec.rate_bps,
-                    "delay" => secs(spec.delay),
+                    "delay" => exact_secs(spec.delay),
                     _ => match spec.buffer {
                         Buffer::Packets(p) => p as f64,
                         Buffer::Bytes(b) => {

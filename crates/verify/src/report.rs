@@ -76,7 +76,7 @@ pub fn markdown(o: &Outcome, command: &str, title: &str, preamble: Option<&str>)
         o.scale.name(),
         headline(o)
     );
-    s += "## Summary\n\n| # | experiment | set-up | expected (source) | measured | verdict | reason |\n|---|---|---|---|---|---|---|\n";
+    s += "## Summary\n\n| # | experiment and set-up | claim | expected (source) | measured | verdict | reason |\n|---|---|---|---|---|---|---|\n";
     for (i, f) in o.files.iter().enumerate() {
         let v = f.verdict();
         let held = f

@@ -701,7 +701,7 @@ impl Env for RunEnv<'_> {
         }
         let r = self.run.res;
         Some(Ok(match n {
-            "duration" => Value::Num(r.duration_s),
+            "duration" => Value::Num(crate::measure::exact(r.duration_s)),
             "seed" => Value::Num(self.run.cfg.seed as f64),
             "flows" => Value::Num(r.flows.len() as f64),
             "links" => Value::Num(r.links.len() as f64),
