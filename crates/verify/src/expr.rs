@@ -254,14 +254,12 @@ pub enum Expr {
     Not(Box<Expr>),
     /// `a op b`
     Bin(Op, Box<Expr>, Box<Expr>),
-    /// `[body for var in iter if cond]`
+    /// `[body for var in iter for var2 in iter2 ... if cond]`
     Comp {
         /// The element.
         body: Box<Expr>,
-        /// The bound name.
-        var: String,
-        /// The list iterated.
-        iter: Box<Expr>,
+        /// The bound names and the lists they run over, outermost first.
+        fors: Vec<(String, Expr)>,
         /// An optional filter.
         cond: Option<Box<Expr>>,
     },
@@ -298,19 +296,18 @@ impl Expr {
                 a.walk(bound, names, calls);
                 b.walk(bound, names, calls);
             }
-            Expr::Comp {
-                body,
-                var,
-                iter,
-                cond,
-            } => {
-                iter.walk(bound, names, calls);
-                bound.push(var.clone());
+            Expr::Comp { body, fors, cond } => {
+                for (var, iter) in fors {
+                    iter.walk(bound, names, calls);
+                    bound.push(var.clone());
+                }
                 body.walk(bound, names, calls);
                 if let Some(c) = cond {
                     c.walk(bound, names, calls);
                 }
-                bound.pop();
+                for _ in fors {
+                    bound.pop();
+                }
             }
         }
     }
@@ -670,22 +667,28 @@ impl Parser {
                 }
                 let first = self.or()?;
                 if self.word("for") {
-                    let var = match self.peek().cloned() {
-                        Some(Tok::Name(n)) => {
-                            self.i += 1;
-                            n
+                    let mut fors = Vec::new();
+                    loop {
+                        let var = match self.peek().cloned() {
+                            Some(Tok::Name(n)) => {
+                                self.i += 1;
+                                n
+                            }
+                            _ => {
+                                return Err(format!(
+                                    "expected a name after \"for\", found {}",
+                                    self.show()
+                                ))
+                            }
+                        };
+                        if !self.word("in") {
+                            return Err(format!("expected \"in\", found {}", self.show()));
                         }
-                        _ => {
-                            return Err(format!(
-                                "expected a name after \"for\", found {}",
-                                self.show()
-                            ))
+                        fors.push((var, self.or()?));
+                        if !self.word("for") {
+                            break;
                         }
-                    };
-                    if !self.word("in") {
-                        return Err(format!("expected \"in\", found {}", self.show()));
                     }
-                    let iter = self.or()?;
                     let cond = if self.word("if") {
                         Some(Box::new(self.or()?))
                     } else {
@@ -694,8 +697,7 @@ impl Parser {
                     self.expect("]")?;
                     return Ok(Expr::Comp {
                         body: Box::new(first),
-                        var,
-                        iter: Box::new(iter),
+                        fors,
                         cond,
                     });
                 }
@@ -751,6 +753,38 @@ fn cmp_num(op: Op, a: f64, b: f64) -> bool {
 }
 
 impl Eval<'_> {
+    /// The elements of a comprehension: the first `for` binds its name to
+    /// each element of its list in turn, the rest nest inside it.
+    fn comp(
+        &mut self,
+        body: &Expr,
+        fors: &[(String, Expr)],
+        cond: Option<&Expr>,
+        out: &mut Vec<Value>,
+    ) -> Result<(), String> {
+        let Some(((var, iter), rest)) = fors.split_first() else {
+            let keep = match cond {
+                Some(c) => self.eval(c)?.truth()?,
+                None => true,
+            };
+            if keep {
+                out.push(self.eval(body)?);
+            }
+            return Ok(());
+        };
+        let items = self.eval(iter)?;
+        for it in items.list()? {
+            if out.len() > 1_000_000 {
+                return Err("a comprehension of more than a million elements".into());
+            }
+            self.locals.push((var.clone(), it.clone()));
+            let r = self.comp(body, rest, cond, out);
+            self.locals.pop();
+            r?;
+        }
+        Ok(())
+    }
+
     fn eval(&mut self, e: &Expr) -> Result<Value, String> {
         match e {
             Expr::Lit(v) => Ok(v.clone()),
@@ -847,30 +881,9 @@ impl Eval<'_> {
                     }
                 }
             }
-            Expr::Comp {
-                body,
-                var,
-                iter,
-                cond,
-            } => {
-                let items = self.eval(iter)?;
+            Expr::Comp { body, fors, cond } => {
                 let mut out = Vec::new();
-                for it in items.list()? {
-                    self.locals.push((var.clone(), it.clone()));
-                    let keep = match cond {
-                        Some(c) => self.eval(c).and_then(|v| v.truth()),
-                        None => Ok(true),
-                    };
-                    let r = match keep {
-                        Ok(true) => self.eval(body).map(Some),
-                        Ok(false) => Ok(None),
-                        Err(e) => Err(e),
-                    };
-                    self.locals.pop();
-                    if let Some(v) = r? {
-                        out.push(v);
-                    }
-                }
+                self.comp(body, fors, cond.as_deref(), &mut out)?;
                 Ok(Value::List(out))
             }
         }
@@ -918,6 +931,10 @@ mod tests {
             Value::Num(12.0)
         );
         assert_eq!(ev("[1, 2, 3][2]").unwrap(), Value::Num(3.0));
+        assert_eq!(
+            ev("[a * 10 + b for a in [1, 2] for b in [3, 4] if a + b != 5]").unwrap(),
+            Value::List(vec![Value::Num(13.0), Value::Num(24.0)])
+        );
         // The branch not taken is not evaluated.
         assert_eq!(ev("if(x > 1, 1, nosuch)").unwrap(), Value::Num(1.0));
     }

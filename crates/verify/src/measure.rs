@@ -31,6 +31,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("flow(f)", "the flow's summary (summary.json fields: goodput_bps, packets_lost, timeouts, lost_per_event, mean_rtt_s, min_rtt_s, ...)"),
     ("link(l)", "the link's summary (utilization, avg_queue_pkts, max_queue_pkts, drops, random_drops, packets)"),
     ("loss(f, t0, t1)", "loss-event analysis of flow f over [t0, t1): loss_events, drops, drops_per_event, timeouts, mean_gap, cwnd_mean, synchronised_fraction, ..."),
+    ("loss_events(f, t0, t1)", "every congestion event of flow f detected in [t0, t1): records with time_s, cwnd, lost, rto, mean_gap, gaps, recorded, back_to_back"),
     ("loss_all(t0, t1)", "the run's loss episodes over [t0, t1): episodes, sync_ratio, mean_flows_per_episode"),
     ("window(f, t0, t1)", "flow f over (t0, t1]: goodput_bps, utilization, delivered_pkts, lost_pkts, queue_drops, loss_rate, events, timeouts"),
     ("path(f, from)", "the flow's path estimates against ground truth from fraction `from` of its active time: a record per quantity (RTT_min, C, U, ...) with est, truth, error; plus buffer_filled, active_flows"),
@@ -317,6 +318,15 @@ impl Run<'_> {
                 let (t0, t1) = self.win(&a[1..])?;
                 let an = analyze(self.cfg, r, &LossOptions::window(t0, t1));
                 Ok(json(&an.flows[f]))
+            }
+            "loss_events" => {
+                arity(&[3])?;
+                let f = self.flow(&a[0])?;
+                let (t0, t1) = self.win(&a[1..])?;
+                let an = analyze(self.cfg, r, &LossOptions::window(t0, t1));
+                Ok(Value::List(
+                    an.events.iter().filter(|e| e.flow == f).map(json).collect(),
+                ))
             }
             "loss_all" => {
                 arity(&[2])?;
