@@ -25,6 +25,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("argmax(list), argmin(list)", "index of the largest / smallest element"),
     ("fmt(x, digits)", "x as text with that many decimals"),
     ("join(list, sep)", "elements as text, separated by sep"),
+    ("hstcp_a(w)", "HighSpeed TCP's increase a(w) at window w (RFC 3649)"),
     ("fast_single_window(alpha, c, d)", "thesis eq. (4.3): alpha + c d"),
     ("fast_persistent(n, alpha, c)", "thesis eqs. (4.19)/(4.20): rows for 1..n flows: n, p_s, queue_pkts, rates, x1_over_fair, jain, p_over_p1"),
     ("vegas_persistent(n, alpha_plus, c, d)", "thesis eqs. (4.10)/(4.12): rows as fast_persistent"),
@@ -200,6 +201,7 @@ pub fn call(name: &str, args: &[Value]) -> Option<R> {
             )),
             _ => Err("takes a list and a separator string".into()),
         },
+        "hstcp_a" => one(args, name).and_then(|w| num(dropless_cc::highspeed::hstcp_a(w))),
         "fast_single_window" => {
             nums(args, 3, name).and_then(|v| num(model::fast_single_window(v[0], v[1], v[2])))
         }
@@ -291,6 +293,16 @@ mod tests {
             .unwrap()
             .is_err());
         assert!(call("nosuch", &[]).is_none());
+    }
+
+    #[test]
+    fn hstcp_a_matches_rfc_3649_and_seed_004() {
+        let at = |f: &str, w: f64| call(f, &[Value::Num(w)]).unwrap().unwrap().num().unwrap();
+        // RFC 3649: a(w) = 1 up to Low_Window 38; seed 004 §3.2: a(8400) = 26.
+        assert_eq!(at("hstcp_a", 38.0), 1.0);
+        assert!((at("hstcp_a", 8400.0) - 26.0).abs() < 1.0);
+        assert_eq!(at("hstcp_a", 1000.0), dropless_cc::highspeed::hstcp_a(1000.0));
+        assert!(call("hstcp_a", &[]).unwrap().is_err());
     }
 
     #[test]
