@@ -21,9 +21,16 @@
 //!   was already reduced in this recovery episode), then `cwnd = rto_cwnd`
 //!   and slow start.
 //!
+//! * Slow start ends early with HyStart (`hystart`, on by default as in
+//!   Linux; [`crate::hystart`]): `ssthresh = cwnd` once a round's ACK train
+//!   outlasts half the minimum RTT or its minimum RTT rises by
+//!   `clamp(delay_min/8, 4, 16) ms`. RFC 9438 §4.10 leaves the slow-start
+//!   algorithm open; Linux's CUBIC, which users compare with, runs HyStart.
+//!
 //! Time `t` comes from the `now` argument: the controller never reads a
 //! clock.
 
+use crate::hystart::{HyStart, HyStartConfig};
 use crate::newreno::{WindowCore, WindowParams};
 use crate::{secs, AckSample, CongestionEvent, Control, Controller, PacketFlags, Time};
 
@@ -40,6 +47,9 @@ pub struct CubicConfig {
     pub fast_convergence: bool,
     /// Reno-friendly region (§4.3).
     pub reno_friendly: bool,
+    /// HyStart slow-start exit (Linux's default); `None`: slow start until
+    /// the first congestion event.
+    pub hystart: Option<HyStartConfig>,
 }
 
 impl Default for CubicConfig {
@@ -50,6 +60,7 @@ impl Default for CubicConfig {
             beta: 0.7,
             fast_convergence: true,
             reno_friendly: true,
+            hystart: Some(HyStartConfig::default()),
         }
     }
 }
@@ -84,6 +95,8 @@ pub struct Cubic {
     w_est: f64,
     /// Current `alpha_cubic`.
     alpha: f64,
+    /// HyStart's detector, if on.
+    hystart: Option<HyStart>,
 }
 
 impl Cubic {
@@ -99,6 +112,7 @@ impl Cubic {
             k: 0.0,
             w_est: 0.0,
             alpha: Self::alpha_aimd(cfg.beta),
+            hystart: cfg.hystart.map(HyStart::new),
         }
     }
 
@@ -194,6 +208,11 @@ impl Controller for Cubic {
             return;
         };
         if self.core.in_slow_start() {
+            if let Some(h) = &mut self.hystart {
+                if h.on_ack(now, ack, self.core.cwnd).is_some() {
+                    self.core.ssthresh = self.core.cwnd;
+                }
+            }
             acked = self.core.slow_start(acked);
         }
         if acked > 0.0 {
@@ -216,6 +235,9 @@ impl Controller for Cubic {
         }
         self.epoch_start = None;
         self.core.cwnd = self.core.params.rto_cwnd;
+        if let Some(h) = &mut self.hystart {
+            h.reset();
+        }
     }
 
     fn on_send(&mut self, _now: Time, _seq: u64, _retransmit: bool, in_flight: u32) -> PacketFlags {
@@ -228,6 +250,16 @@ impl Controller for Cubic {
         out.push(("w_max", self.w_max));
         out.push(("k", self.k));
         out.push(("w_est", self.w_est));
+        if let Some(h) = &self.hystart {
+            out.push((
+                "hystart_exit",
+                match h.found() {
+                    None => 0.0,
+                    Some(crate::hystart::Exit::AckTrain) => 1.0,
+                    Some(crate::hystart::Exit::Delay) => 2.0,
+                },
+            ));
+        }
     }
 }
 

@@ -30,6 +30,7 @@ pub mod estimator;
 pub mod fast;
 pub mod fast_start;
 pub mod highspeed;
+pub mod hystart;
 pub mod madison;
 pub mod newreno;
 pub mod paced;

@@ -203,6 +203,7 @@ static SPECS: &[CcSpec] = &[
         params: params!(rto_cwnd = 1.0;
             "c" = 0.4, "cubic scaling constant C, packets/s^3";
             "beta" = 0.7, "window multiplier on congestion beta_cubic, in (0,1)";
+            "hystart" = 1.0, "1: leave slow start early with HyStart (ACK train, delay increase), as Linux's CUBIC does by default; 0: slow start until the first loss";
             "fast_convergence" = 1.0, "1: fast convergence (RFC 9438 section 4.7)";
             "reno_friendly" = 1.0, "1: Reno-friendly region (RFC 9438 section 4.3)";
         ),
@@ -508,6 +509,12 @@ pub fn build(
             beta: v.fraction("beta")?,
             fast_convergence: v.boolean("fast_convergence")?,
             reno_friendly: v.boolean("reno_friendly")?,
+            hystart: v
+                .boolean("hystart")?
+                .then_some(crate::hystart::HyStartConfig {
+                    paced,
+                    ..Default::default()
+                }),
         })),
         "vegas" => {
             let alpha = v.positive("alpha")?;
