@@ -34,6 +34,7 @@ pub mod hystart;
 pub mod madison;
 pub mod newreno;
 pub mod paced;
+pub mod pda;
 pub mod registry;
 pub mod scalable;
 pub mod vegas;

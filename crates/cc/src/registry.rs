@@ -307,6 +307,25 @@ static SPECS: &[CcSpec] = &[
         help: "TCP-Madison exactly as the paper prints it (seed 002; precautions off): the preset the reproductions select",
         params: madison_params!(paced_u = 0.0, busy_u = 0.0, up_gain = 1.0),
     },
+    CcSpec {
+        name: "pda",
+        help: "Packet Drop Avoidance (\"Network Lion\", Jin 2004, seeds 000/001; alias lion): bursts no larger than the measured maximum burst size, the gap set by the available bandwidth estimated from the flow's own bursts; loss without queueing is retransmitted, not punished",
+        params: params!(rto_cwnd = 2.0;
+            "init_burst" = 4.0, "first burst size, packets";
+            "max_burst" = 64.0, "largest burst, packets";
+            "startup_gain" = 2.0, "rate multiplier per round in start-up, > 1";
+            "startup_jump" = 0.5, "in start-up, at least this fraction of the capacity the bursts measured, in [0, 1]";
+            "q_thresh_frac" = 0.05, "queueing delay that counts as potential queuing, fraction of the base RTT";
+            "q_thresh_min" = 0.001, "smallest queueing-delay threshold, seconds";
+            "margin" = 0.02, "fraction below the available bandwidth to pace at, in [0,1)";
+            "probe_gain" = 0.05, "rate increase per probe (and per round when balancing against a non-yielding competitor), fraction";
+            "probe_rounds" = 4.0, "quiet rounds before a probe";
+            "mbs_grow_rounds" = 8.0, "rounds without a congestion loss before the burst grows by one";
+            "cap_window" = 10.0, "rounds the capacity estimate keeps its maximum over";
+            "shuffle" = 1.0, "1: yield a step of the rate from the seed's table when new traffic appears";
+            "cwnd_gain" = 2.0, "flight cap: this many rate x RTT, plus one burst";
+        ),
+    },
 ];
 
 /// Whether `name` is TCP-Madison (the default or the paper's preset):
@@ -320,8 +339,15 @@ pub fn all() -> &'static [CcSpec] {
     SPECS
 }
 
-/// The controller called `name`.
+/// Other names a controller answers to: (alias, name).
+pub const ALIASES: &[(&str, &str)] = &[("lion", "pda")];
+
+/// The controller called `name` (or an alias of it).
 pub fn find(name: &str) -> Option<&'static CcSpec> {
+    let name = ALIASES
+        .iter()
+        .find(|(a, _)| *a == name)
+        .map_or(name, |(_, n)| *n);
     SPECS.iter().find(|s| s.name == name)
 }
 
@@ -623,6 +649,49 @@ pub fn build(
                 info.wire_size,
             ))
         }
+        "pda" => {
+            if paced {
+                return Err(v.bad("paced", 1.0, "must be 0: PDA paces its bursts by itself"));
+            }
+            let whole = |name: &'static str, min: f64| {
+                v.check(
+                    name,
+                    |x| x >= min && x.fract() == 0.0 && x <= 1e6,
+                    "a whole number",
+                )
+            };
+            let init_burst = whole("init_burst", 1.0)? as u32;
+            let max_burst = whole("max_burst", 1.0)? as u32;
+            if max_burst < init_burst {
+                return Err(v.bad("max_burst", max_burst as f64, "at least init_burst"));
+            }
+            Box::new(crate::pda::Pda::new(
+                crate::pda::PdaConfig {
+                    init_burst,
+                    max_burst,
+                    startup_gain: v.check(
+                        "startup_gain",
+                        |x| x > 1.0 && x <= 16.0,
+                        "in (1, 16]",
+                    )?,
+                    startup_jump: v.check(
+                        "startup_jump",
+                        |x| (0.0..=1.0).contains(&x),
+                        "in [0, 1]",
+                    )?,
+                    q_thresh_frac: v.fraction("q_thresh_frac")?,
+                    q_thresh_min: crate::from_secs(v.non_negative("q_thresh_min")?),
+                    margin: v.check("margin", |x| (0.0..1.0).contains(&x), "in [0, 1)")?,
+                    probe_gain: v.check("probe_gain", |x| x > 0.0 && x <= 1.0, "in (0, 1]")?,
+                    probe_rounds: whole("probe_rounds", 1.0)? as u32,
+                    mbs_grow_rounds: whole("mbs_grow_rounds", 1.0)? as u32,
+                    cap_window: whole("cap_window", 1.0)? as usize,
+                    shuffle: v.boolean("shuffle")?,
+                    cwnd_gain: v.check("cwnd_gain", |x| x >= 1.0 && x <= 100.0, "in [1, 100]")?,
+                },
+                info,
+            ))
+        }
         "madison" | "madison-paper" => {
             if paced {
                 return Err(v.bad(
@@ -704,12 +773,19 @@ mod tests {
                 "acwap-scalable",
                 "acwap-bic",
                 "madison",
-                "madison-paper"
+                "madison-paper",
+                "pda"
             ]
         );
         for s in all() {
             let c = build(s.name, &[], &ConnInfo::default()).unwrap();
             assert_eq!(c.name(), s.name);
+            if s.name == "pda" {
+                // One unpaced burst until the first RTT sample.
+                assert_eq!(c.control().cwnd, Some(4.0));
+                assert_eq!(c.control().pacing_rate, None);
+                continue;
+            }
             if is_madison(s.name) {
                 // Start-up releases one packet pair, unpaced.
                 assert_eq!(c.control().cwnd, Some(2.0));

@@ -1,0 +1,595 @@
+//! Packet Drop Avoidance ("Network Lion"; Jin, LBNL 2004, seeds 000/001):
+//! burst pacing at the maximum burst size with the rate set from the
+//! available bandwidth, not from a loss-driven window.
+//!
+//! # What the seed says, and what it leaves open
+//!
+//! The seed gives principles, not equations (its FAC² estimator is in a
+//! report that is not among the seeds). Every open choice below is a named
+//! parameter of [`PdaConfig`] with the default stated.
+//!
+//! * **Maximum burst size (MBS).** "Any burst sent into the network that
+//!   exceeds the MBS will potentially cause a router on the path to drop
+//!   packets." Packets leave in bursts of at most `burst` packets
+//!   ([`Control::max_burst`]); the gap between bursts sets the rate.
+//! * **Start-up without slow start** (Fig. 1): "once the MBS probe process
+//!   sees the potential queuing, it slows down the burst increase rate".
+//!   Here: bursts of `init_burst` packets; every round trip the rate is
+//!   multiplied by `startup_gain` (at least `startup_jump` of the capacity
+//!   once the bursts have measured it) and the burst doubled (up to
+//!   `max_burst`) while no queueing shows; at the first RTT sample more than
+//!   `q_thresh` above the base RTT the start-up ends at once, the burst
+//!   reached is the MBS and the rate drops to the available bandwidth.
+//! * **Available bandwidth from the flow's own traffic** (FAC², designed
+//!   here from first principles, pathload/Spruce-style self-loading):
+//!   - capacity `C`: the largest dispersion rate of the flow's own bursts
+//!     at the receiver, read from the ACK arrivals of one burst (the packets
+//!     of a burst leave together, so they share `delivered_at_send`): the
+//!     bytes acknowledged after the burst's first ACK over the time to its
+//!     last ACK, maximum over the last `cap_window` rounds;
+//!   - delivery rate `d`: bytes acknowledged in a round over its length;
+//!   - available bandwidth `A`: when the round's queueing delay grows, the
+//!     flow sends faster than `A`, and at a FIFO bottleneck its share of
+//!     the capacity is its share of the arrivals, `d = C r / (r + X)`, so
+//!     the cross traffic is `X = r (C/d - 1)` and `A = C - X`
+//!     ([`available_bandwidth`]); when it does not grow, `A >= r`.
+//!     Assumptions: one FIFO bottleneck, cross traffic steady over a round,
+//!     bursts short enough not to be split by long cross-traffic trains.
+//! * **Loss is retransmitted, not punished**: a loss while the queueing
+//!   delay is below `q_thresh` (random or AQM loss: the bandwidth estimate
+//!   does not confirm congestion) changes nothing; a loss with the queue
+//!   high cuts the MBS to 3/4 and the rate to the delivery rate.
+//! * **Sharing ("shuffle")**: when a standing queue appears in cruise (new
+//!   traffic), the flow yields a step of its rate from the seed's table
+//!   ([`yield_step`]: 500-999 Mb/s yields 200, 150-499 yields 100,
+//!   extended to every decade); if the queue stays, the competitor is not
+//!   yielding (not a PDA flow, e.g. TCP): the flow raises its pace by
+//!   `probe_gain` x C per round towards an even share of the capacity,
+//!   and stops treating losses in that full queue as its own.
+//! * **Probing**: after `probe_rounds` quiet rounds (RTT within
+//!   `q_thresh / 2` of the base) the rate rises by `probe_gain`.
+//!
+//! Not yet here (issue 17): the narrow/tight-link probe, host-wide pacing
+//! shared by several flows, and the inference of the number of PDA flows
+//! from what was yielded.
+//!
+//! The window is only a cap against runaway flight: `cwnd_gain` x rate x
+//! RTT plus one burst.
+
+use crate::{
+    AckSample, CongestionEvent, ConnInfo, Control, Controller, PacketFlags, Time, MILLISECOND,
+};
+
+/// PDA's parameters (every choice the seed leaves open).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PdaConfig {
+    /// First burst size, packets (4).
+    pub init_burst: u32,
+    /// Largest burst, packets (64; one GSO batch).
+    pub max_burst: u32,
+    /// Rate multiplier per round in start-up (2).
+    pub startup_gain: f64,
+    /// In start-up, once the flow's bursts have measured the capacity `C`,
+    /// the rate is at least this fraction of it (0.5): the short start
+    /// phase the seed reports, instead of doubling from one burst per RTT.
+    pub startup_jump: f64,
+    /// Queueing delay that counts as "potential queuing": the larger of
+    /// this fraction of the base RTT (0.05) and `q_thresh_min`.
+    pub q_thresh_frac: f64,
+    /// Smallest queueing-delay threshold (1 ms).
+    pub q_thresh_min: Time,
+    /// Fraction below the available bandwidth the flow paces at (0.02).
+    pub margin: f64,
+    /// Rate increase per probe, fraction (0.05).
+    pub probe_gain: f64,
+    /// Quiet rounds before a probe (4).
+    pub probe_rounds: u32,
+    /// Rounds without a congestion loss before the burst grows by one (8).
+    pub mbs_grow_rounds: u32,
+    /// Rounds over which the capacity estimate keeps its maximum (10).
+    pub cap_window: usize,
+    /// Yield a step of the rate when new traffic appears (the seed's
+    /// shuffle; true).
+    pub shuffle: bool,
+    /// Flight cap: this many rate x RTT, plus one burst (2).
+    pub cwnd_gain: f64,
+}
+
+impl Default for PdaConfig {
+    fn default() -> Self {
+        PdaConfig {
+            init_burst: 4,
+            max_burst: 64,
+            startup_gain: 2.0,
+            startup_jump: 0.5,
+            q_thresh_frac: 0.05,
+            q_thresh_min: MILLISECOND,
+            margin: 0.02,
+            probe_gain: 0.05,
+            probe_rounds: 4,
+            mbs_grow_rounds: 8,
+            cap_window: 10,
+            shuffle: true,
+            cwnd_gain: 2.0,
+        }
+    }
+}
+
+/// Available bandwidth from a round in which the queue grew: the flow sent
+/// at `rate` and had `delivered` of the capacity `c` (all bytes/s). At a
+/// FIFO bottleneck `delivered = c rate / (rate + x)`, so the cross traffic
+/// is `x = rate (c/delivered - 1)` and the available bandwidth `c - x`,
+/// clamped to `[0, c]`. Without queueing `delivered = rate` and the result
+/// is `rate`, a lower bound. Without a capacity estimate: `delivered`.
+pub fn available_bandwidth(c: f64, rate: f64, delivered: f64) -> f64 {
+    if !(c > 0.0 && rate > 0.0 && delivered > 0.0) {
+        return delivered.max(0.0);
+    }
+    let x = rate * (c / delivered - 1.0).max(0.0);
+    (c - x).clamp(0.0, c)
+}
+
+/// The seed's shuffle table, bits/s in and out: 500-999 Mb/s yields 200,
+/// 150-499 yields 100, "and so on". Extended to every decade `D` (a power
+/// of ten): rates in `[5D, 10D)` yield `2D`, in `[1.5D, 5D)` yield `D`, and
+/// in `[D, 1.5D)` yield `0.2 D` (the step of the decade below's top, so
+/// that 999 and 1000 Mb/s both yield 200 Mb/s). Below 1 kb/s nothing.
+pub fn yield_step(rate_bps: f64) -> f64 {
+    if !(rate_bps >= 1e3) {
+        return 0.0;
+    }
+    let d = 10f64.powi(rate_bps.log10().floor() as i32);
+    let m = rate_bps / d;
+    if m >= 5.0 {
+        2.0 * d
+    } else if m >= 1.5 {
+        d
+    } else {
+        0.2 * d
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Phase {
+    /// Bursts and rate grow until queueing shows.
+    Startup,
+    /// Pacing below the available bandwidth until the start-up's queue is gone.
+    Drain,
+    /// At the available bandwidth, probing and yielding.
+    Cruise,
+}
+
+/// The PDA controller.
+#[derive(Clone, Debug)]
+pub struct Pda {
+    cfg: PdaConfig,
+    wire: f64,
+    phase: Phase,
+    /// Pacing rate, bytes/s (0 until the first RTT sample).
+    rate: f64,
+    burst: u32,
+    base_rtt: Time,
+    srtt: Time,
+    last_rtt: Time,
+    /// Capacity samples: the largest of each of the last rounds.
+    cap: Vec<f64>,
+    cap_round: f64,
+    avail: f64,
+    delivered_rate: f64,
+    // Round accounting.
+    round_start: Time,
+    round_delivered: u64,
+    round_bytes: f64,
+    round_min_rtt: Time,
+    round_max_rtt: Time,
+    round_rate: f64,
+    rounds: u64,
+    quiet: u32,
+    since_loss: u32,
+    /// Rounds of standing queue since the last yield (0: none pending).
+    yielded: u32,
+    /// A competitor that does not yield (not a PDA flow, e.g. TCP) keeps a
+    /// standing queue: balance against it instead of yielding more.
+    competing: bool,
+    /// Rounds spent in drain.
+    drain_rounds: u32,
+    // The burst being acknowledged.
+    burst_key: Option<u64>,
+    burst_first: Time,
+    burst_last: Time,
+    burst_bytes: f64,
+}
+
+impl Pda {
+    /// A PDA controller for packets of `info.wire_size` bytes.
+    pub fn new(cfg: PdaConfig, info: &ConnInfo) -> Self {
+        Pda {
+            cfg,
+            wire: info.wire_size as f64,
+            phase: Phase::Startup,
+            rate: 0.0,
+            burst: cfg.init_burst.max(1),
+            base_rtt: 0,
+            srtt: 0,
+            last_rtt: 0,
+            cap: Vec::with_capacity(cfg.cap_window),
+            cap_round: 0.0,
+            avail: 0.0,
+            delivered_rate: 0.0,
+            round_start: 0,
+            round_delivered: 0,
+            round_bytes: 0.0,
+            round_min_rtt: Time::MAX,
+            round_max_rtt: 0,
+            round_rate: 0.0,
+            rounds: 0,
+            quiet: 0,
+            since_loss: 0,
+            yielded: 0,
+            competing: false,
+            drain_rounds: 0,
+            burst_key: None,
+            burst_first: 0,
+            burst_last: 0,
+            burst_bytes: 0.0,
+        }
+    }
+
+    fn q_thresh(&self) -> Time {
+        ((self.base_rtt as f64 * self.cfg.q_thresh_frac) as Time).max(self.cfg.q_thresh_min)
+    }
+
+    /// Capacity estimate, bytes/s (0 before the first burst sample).
+    pub fn capacity(&self) -> f64 {
+        self.cap.iter().copied().fold(self.cap_round, f64::max)
+    }
+
+    /// Smallest rate: two packets per base RTT.
+    fn min_rate(&self) -> f64 {
+        2.0 * self.wire / (self.base_rtt.max(MILLISECOND) as f64 * 1e-9)
+    }
+
+    fn set_rate(&mut self, r: f64) {
+        let c = self.capacity();
+        let r = if c > 0.0 { r.min(c) } else { r };
+        self.rate = r.max(self.min_rate());
+    }
+
+    /// Burst dispersion: the ACKs of one burst share `delivered_at_send`.
+    fn on_burst_ack(&mut self, now: Time, ack: &AckSample) {
+        let bytes = ack.newly_acked as f64 * self.wire;
+        if self.burst_key == Some(ack.delivered_at_send) {
+            self.burst_last = now;
+            self.burst_bytes += bytes;
+            return;
+        }
+        // Close the previous burst: bytes after its first ACK over the time
+        // to its last ACK is the rate it left the bottleneck at.
+        if self.burst_key.is_some() && self.burst_last > self.burst_first && self.burst_bytes > 0.0
+        {
+            let s = self.burst_bytes / ((self.burst_last - self.burst_first) as f64 * 1e-9);
+            self.cap_round = self.cap_round.max(s);
+        }
+        self.burst_key = Some(ack.delivered_at_send);
+        self.burst_first = now;
+        self.burst_last = now;
+        self.burst_bytes = 0.0;
+    }
+
+    fn end_round(&mut self, now: Time, ack: &AckSample) {
+        let dt = now.saturating_sub(self.round_start) as f64 * 1e-9;
+        let d = if dt > 0.0 { self.round_bytes / dt } else { 0.0 };
+        self.delivered_rate = d;
+        if self.cap.len() == self.cfg.cap_window {
+            self.cap.remove(0);
+        }
+        self.cap.push(self.cap_round);
+        self.cap_round = 0.0;
+        let base = self.base_rtt;
+        let qmin = self.round_min_rtt.saturating_sub(base);
+        let qmax = self.round_max_rtt.saturating_sub(base);
+        let qt = self.q_thresh();
+        self.rounds += 1;
+        self.since_loss += 1;
+        match self.phase {
+            Phase::Startup => {
+                if d >= 0.8 * self.round_rate || self.round_rate == 0.0 {
+                    let r = (self.rate * self.cfg.startup_gain)
+                        .max(self.capacity() * self.cfg.startup_jump);
+                    self.set_rate(r);
+                    self.burst = (self.burst * 2).min(self.cfg.max_burst);
+                }
+            }
+            Phase::Drain => {
+                // A queue that does not drain in two rounds is not ours.
+                self.drain_rounds += 1;
+                if self.drain_rounds >= 2 {
+                    self.set_rate(self.avail.max(self.rate) * (1.0 - self.cfg.margin));
+                    self.phase = Phase::Cruise;
+                }
+            }
+            Phase::Cruise => {
+                if qmin > qt {
+                    // A standing queue: new traffic. Estimate what is left.
+                    let c = self.capacity();
+                    self.avail = available_bandwidth(c, self.round_rate, d);
+                    self.quiet = 0;
+                    if self.yielded == 0 {
+                        let step = if self.cfg.shuffle {
+                            yield_step(self.rate * 8.0) / 8.0
+                        } else {
+                            0.0
+                        };
+                        let r = (self.rate - step).min(self.avail * (1.0 - self.cfg.margin));
+                        self.set_rate(r.max(self.rate - step));
+                        self.yielded = 1;
+                    } else {
+                        self.yielded += 1;
+                        if self.yielded > 2 {
+                            // The competitor took more than was yielded:
+                            // not a PDA flow. Raise the pace towards an
+                            // even share of the capacity, a step of
+                            // probe_gain x C per round.
+                            self.competing = true;
+                            let fair = c / 2.0;
+                            if self.rate < fair {
+                                let r = (self.rate + self.cfg.probe_gain * c).min(fair);
+                                self.set_rate(r);
+                            }
+                        }
+                    }
+                } else if qmax < qt / 2 {
+                    self.yielded = 0;
+                    self.competing = false;
+                    self.quiet += 1;
+                    if self.quiet >= self.cfg.probe_rounds {
+                        self.quiet = 0;
+                        let r = self.rate * (1.0 + self.cfg.probe_gain);
+                        self.set_rate(r);
+                    }
+                } else {
+                    self.yielded = 0;
+                    self.quiet = 0;
+                }
+                if self.since_loss >= self.cfg.mbs_grow_rounds {
+                    self.since_loss = 0;
+                    self.burst = (self.burst + 1).min(self.cfg.max_burst);
+                }
+            }
+        }
+        self.round_start = now;
+        self.round_delivered = ack.delivered;
+        self.round_bytes = 0.0;
+        self.round_min_rtt = Time::MAX;
+        self.round_max_rtt = 0;
+        self.round_rate = self.rate;
+    }
+}
+
+impl Controller for Pda {
+    fn name(&self) -> &'static str {
+        "pda"
+    }
+
+    fn control(&self) -> Control {
+        if self.rate == 0.0 {
+            // Before the first RTT sample: one burst, unpaced.
+            return Control {
+                cwnd: Some(self.burst as f64),
+                pacing_rate: None,
+                max_burst: None,
+            };
+        }
+        let rtt = self.srtt.max(self.base_rtt) as f64 * 1e-9;
+        let cap = self.cfg.cwnd_gain * self.rate * rtt / self.wire + self.burst as f64;
+        Control {
+            cwnd: Some(cap.max(2.0 * self.burst as f64)),
+            pacing_rate: Some(self.rate),
+            max_burst: Some(self.burst),
+        }
+    }
+
+    fn on_ack(&mut self, now: Time, ack: &AckSample) {
+        self.on_burst_ack(now, ack);
+        self.round_bytes += ack.newly_acked as f64 * self.wire;
+        self.srtt = ack.srtt;
+        if let Some(rtt) = ack.rtt {
+            self.last_rtt = rtt;
+            if self.base_rtt == 0 || rtt < self.base_rtt {
+                self.base_rtt = rtt;
+            }
+            self.round_min_rtt = self.round_min_rtt.min(rtt);
+            self.round_max_rtt = self.round_max_rtt.max(rtt);
+            if self.rate == 0.0 {
+                // First sample: the first burst's rate, then start-up.
+                let r = self.burst as f64 * self.wire / (rtt as f64 * 1e-9) * self.cfg.startup_gain;
+                self.set_rate(r);
+                self.round_start = now;
+                self.round_delivered = ack.delivered;
+                self.round_rate = self.rate;
+            }
+            let q = rtt.saturating_sub(self.base_rtt);
+            let qt = self.q_thresh();
+            match self.phase {
+                Phase::Startup if q > qt && self.rounds > 0 => {
+                    self.drain_rounds = 0;
+                    // Potential queuing: the MBS is the burst reached; pace
+                    // at what is available, below it until the queue drains.
+                    let dt = now.saturating_sub(self.round_start) as f64 * 1e-9;
+                    let d = if dt > 0.0 {
+                        self.round_bytes / dt
+                    } else {
+                        self.rate
+                    };
+                    let d = if self.delivered_rate > 0.0 {
+                        d.max(self.delivered_rate)
+                    } else {
+                        d
+                    };
+                    self.avail = available_bandwidth(self.capacity(), self.rate, d.min(self.rate));
+                    self.set_rate(0.75 * self.avail);
+                    self.phase = Phase::Drain;
+                }
+                Phase::Drain if q < qt / 2 => {
+                    self.set_rate(self.avail * (1.0 - self.cfg.margin));
+                    self.phase = Phase::Cruise;
+                }
+                _ => {}
+            }
+        }
+        if self.rate > 0.0 && ack.delivered_at_send >= self.round_delivered && ack.newly_acked > 0 {
+            self.end_round(now, ack);
+        }
+    }
+
+    fn on_congestion_event(&mut self, _now: Time, _ev: &CongestionEvent) {
+        let q = self.last_rtt.saturating_sub(self.base_rtt);
+        if q <= self.q_thresh() || self.competing {
+            // Random or AQM loss (the bandwidth estimate does not confirm
+            // congestion), or a loss in a queue a non-yielding competitor
+            // keeps full (backing off would only hand it the link):
+            // retransmit only.
+            return;
+        }
+        // Congestion loss: the burst was above the MBS, the rate above A.
+        self.burst = (self.burst * 3 / 4).max(2);
+        self.since_loss = 0;
+        if self.delivered_rate > 0.0 {
+            let r = self.rate.min(self.delivered_rate) * (1.0 - self.cfg.margin);
+            self.set_rate(r);
+        }
+        if self.phase == Phase::Startup {
+            self.avail = self.rate;
+            self.drain_rounds = 0;
+            self.phase = Phase::Drain;
+        }
+    }
+
+    fn on_rto(&mut self, _now: Time) {
+        self.burst = 2;
+        if self.rate > 0.0 {
+            let r = self.rate / 2.0;
+            self.set_rate(r);
+        }
+    }
+
+    fn on_send(
+        &mut self,
+        _now: Time,
+        _seq: u64,
+        _retransmit: bool,
+        _in_flight: u32,
+    ) -> PacketFlags {
+        PacketFlags::NONE
+    }
+
+    fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {
+        out.push(("mbs", self.burst as f64));
+        out.push(("capacity_bps", self.capacity() * 8.0));
+        out.push(("avail_bps", self.avail * 8.0));
+        out.push(("delivery_bps", self.delivered_rate * 8.0));
+        out.push((
+            "phase",
+            match self.phase {
+                Phase::Startup => 0.0,
+                Phase::Drain => 1.0,
+                Phase::Cruise => 2.0,
+            },
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_seeds_yield_table_and_its_extension() {
+        let m = 1e6;
+        assert_eq!(yield_step(999.0 * m), 200.0 * m);
+        assert_eq!(yield_step(500.0 * m), 200.0 * m);
+        assert_eq!(yield_step(499.0 * m), 100.0 * m);
+        assert_eq!(yield_step(150.0 * m), 100.0 * m);
+        // Extension: the decade below 150 Mb/s, and 1 Gb/s continuous with 999 Mb/s.
+        assert!((yield_step(120.0 * m) - 20.0 * m).abs() < 1.0);
+        assert!((yield_step(1000.0 * m) - 200.0 * m).abs() < 1.0);
+        assert!((yield_step(40e9) - 10e9).abs() < 1.0);
+        assert!((yield_step(100e9) - 20e9).abs() < 1.0);
+        assert_eq!(yield_step(0.0), 0.0);
+        assert_eq!(yield_step(f64::NAN), 0.0);
+    }
+
+    #[test]
+    fn available_bandwidth_from_self_loading() {
+        // C = 100, cross traffic 40, the flow sends 80: FIFO share
+        // d = 100 * 80 / 120; A = 60.
+        let d = 100.0 * 80.0 / 120.0;
+        assert!((available_bandwidth(100.0, 80.0, d) - 60.0).abs() < 1e-9);
+        // No queue (d = r): the formula gives r, a lower bound (A >= r).
+        assert!((available_bandwidth(100.0, 30.0, 30.0) - 30.0).abs() < 1e-9);
+        // Unknown capacity: the delivery rate.
+        assert_eq!(available_bandwidth(0.0, 80.0, 50.0), 50.0);
+    }
+
+    fn ack(now_rtt: Time, delivered: u64, at_send: u64, acked: u32) -> AckSample {
+        AckSample {
+            rtt: Some(now_rtt),
+            min_rtt: now_rtt,
+            srtt: now_rtt,
+            newly_acked: acked,
+            delivered,
+            delivered_at_send: at_send,
+            ..AckSample::default()
+        }
+    }
+
+    #[test]
+    fn a_burst_s_ack_dispersion_is_the_capacity() {
+        let mut p = Pda::new(
+            PdaConfig::default(),
+            &ConnInfo {
+                mss: 1460,
+                wire_size: 1500,
+                seed: 0,
+            },
+        );
+        // Four packets of one burst (same delivered_at_send) ACKed 120 us
+        // apart: 1500 B per 120 us = 12.5 MB/s = 100 Mb/s.
+        let t0 = 100 * MILLISECOND;
+        for k in 0..4u64 {
+            p.on_ack(t0 + k * 120_000, &ack(50 * MILLISECOND, k + 1, 0, 1));
+        }
+        // The next burst's first ACK closes the sample.
+        p.on_ack(t0 + 10 * MILLISECOND, &ack(50 * MILLISECOND, 5, 4, 1));
+        assert!(
+            (p.capacity() * 8.0 - 100e6).abs() < 1e3,
+            "{}",
+            p.capacity() * 8.0
+        );
+    }
+
+    #[test]
+    fn random_loss_does_not_cut_the_rate() {
+        let info = ConnInfo {
+            mss: 1460,
+            wire_size: 1500,
+            seed: 0,
+        };
+        let mut p = Pda::new(PdaConfig::default(), &info);
+        p.on_ack(50 * MILLISECOND, &ack(50 * MILLISECOND, 1, 0, 1));
+        let before = p.control();
+        let ev = CongestionEvent {
+            cause: crate::CongestionCause::Loss,
+            lost: 1,
+            in_flight: 10,
+            srtt: 50 * MILLISECOND,
+            min_rtt: 50 * MILLISECOND,
+        };
+        p.on_congestion_event(60 * MILLISECOND, &ev);
+        assert_eq!(p.control(), before);
+        // With the queue high, the same loss cuts the burst.
+        p.on_ack(70 * MILLISECOND, &ack(80 * MILLISECOND, 2, 1, 1));
+        p.on_congestion_event(71 * MILLISECOND, &ev);
+        assert!(p.control().max_burst.unwrap() < before.max_burst.unwrap_or(u32::MAX));
+    }
+}
