@@ -135,7 +135,7 @@ pub fn available_bandwidth(c: f64, rate: f64, delivered: f64) -> f64 {
 /// in `[D, 1.5D)` yield `0.2 D` (the step of the decade below's top, so
 /// that 999 and 1000 Mb/s both yield 200 Mb/s). Below 1 kb/s nothing.
 pub fn yield_step(rate_bps: f64) -> f64 {
-    if !(rate_bps >= 1e3) {
+    if rate_bps.is_nan() || rate_bps < 1e3 {
         return 0.0;
     }
     let d = 10f64.powi(rate_bps.log10().floor() as i32);

@@ -687,7 +687,11 @@ pub fn build(
                     mbs_grow_rounds: whole("mbs_grow_rounds", 1.0)? as u32,
                     cap_window: whole("cap_window", 1.0)? as usize,
                     shuffle: v.boolean("shuffle")?,
-                    cwnd_gain: v.check("cwnd_gain", |x| x >= 1.0 && x <= 100.0, "in [1, 100]")?,
+                    cwnd_gain: v.check(
+                        "cwnd_gain",
+                        |x| (1.0..=100.0).contains(&x),
+                        "in [1, 100]",
+                    )?,
                 },
                 info,
             ))
