@@ -62,7 +62,8 @@ pub enum ScaleArg {
     Full,
 }
 
-fn write_atomic(path: &Path, text: &str) -> Result<(), Failure> {
+/// The directory `--report FILE` is written in, if FILE can be written there.
+fn report_dir(path: &Path) -> Result<&Path, Failure> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -74,6 +75,17 @@ fn write_atomic(path: &Path, text: &str) -> Result<(), Failure> {
             dir.display()
         )));
     }
+    if path.is_dir() {
+        return Err(Failure::Input(format!(
+            "--report {}: is a directory, expected a file name",
+            path.display()
+        )));
+    }
+    Ok(dir)
+}
+
+fn write_atomic(path: &Path, text: &str) -> Result<(), Failure> {
+    let dir = report_dir(path)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
@@ -101,23 +113,7 @@ pub fn verify(a: &VerifyArgs) -> Result<(), Failure> {
     }
     // Refuse an unwritable report before spending time on runs.
     if let Some(r) = &a.report {
-        let dir = r
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        if !dir.is_dir() {
-            return Err(Failure::Input(format!(
-                "--report {}: no such directory {}",
-                r.display(),
-                dir.display()
-            )));
-        }
-        if r.is_dir() {
-            return Err(Failure::Input(format!(
-                "--report {}: is a directory, expected a file name",
-                r.display()
-            )));
-        }
+        report_dir(r)?;
     }
     let scale = match a.scale {
         ScaleArg::Ci => Scale::Ci,

@@ -8,37 +8,13 @@
 //! `scalable`); a `-prr` suffix (`fast-prr`) turns on Proportional Rate
 //! Reduction (RFC 9937). `XP_EVENTS=1` also lists the congestion events.
 
-use dropless_cc::{from_secs, Time, MILLISECOND};
-use dropless_sim::{
-    Buffer, CrossKind, CrossSpec, FlowSpec, LinkSpec, SimConfig, Simulation, Topology,
-};
-use dropless_transport::AckPolicy;
+#[path = "../tests/common/mod.rs"]
+mod common;
 
-/// The TCP-Madison Fig. 8(a) path (`experiments/madison/fig8a.toml`):
-/// 100 Mb/s, 278 ms, 158 KB, 42% Poisson cross traffic of 1500-byte packets.
-fn fig8a(mut flow: FlowSpec, duration: Time, seed: u64) -> SimConfig {
-    let rtt = 278 * MILLISECOND;
-    flow.rtt = Some(rtt);
-    SimConfig {
-        seed,
-        duration,
-        topology: Topology::Dumbbell {
-            bottleneck: LinkSpec::new(100e6, rtt / 2, Buffer::Bytes(158_000)),
-            access_rate_bps: None,
-        },
-        flows: vec![flow],
-        cross: vec![CrossSpec {
-            kind: CrossKind::Poisson,
-            rate_bps: 42e6,
-            packet_size: 1500,
-            link: 0,
-            start: 0,
-            stop: None,
-        }],
-        sample_interval: 100 * MILLISECOND,
-        flow_series: true,
-    }
-}
+use common::fig8a;
+use dropless_cc::from_secs;
+use dropless_sim::{FlowSpec, Simulation};
+use dropless_transport::AckPolicy;
 
 fn fast(alpha: f64) -> FlowSpec {
     FlowSpec::bulk("fast", 0).param("alpha", alpha)

@@ -301,7 +301,10 @@ mod tests {
         // RFC 3649: a(w) = 1 up to Low_Window 38; seed 004 §3.2: a(8400) = 26.
         assert_eq!(at("hstcp_a", 38.0), 1.0);
         assert!((at("hstcp_a", 8400.0) - 26.0).abs() < 1.0);
-        assert_eq!(at("hstcp_a", 1000.0), dropless_cc::highspeed::hstcp_a(1000.0));
+        assert_eq!(
+            at("hstcp_a", 1000.0),
+            dropless_cc::highspeed::hstcp_a(1000.0)
+        );
         assert!(call("hstcp_a", &[]).unwrap().is_err());
     }
 

@@ -49,17 +49,17 @@ pub fn headline(o: &Outcome) -> String {
     )
 }
 
+/// ` [N=3, case=a]` after a check's label, or nothing without a grid.
+pub(crate) fn at_point(point: &str) -> String {
+    if point.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", cell(point))
+    }
+}
+
 fn check_short(c: &Check) -> String {
-    format!(
-        "{}{}: {}",
-        c.what,
-        if c.point.is_empty() {
-            String::new()
-        } else {
-            format!(" [{}]", c.point)
-        },
-        c.expected
-    )
+    format!("{}{}: {}", c.what, at_point(&c.point), c.expected)
 }
 
 /// The Markdown report. `command` is how it was made; `preamble` is the
@@ -106,18 +106,11 @@ pub fn markdown(o: &Outcome, command: &str, title: &str, preamble: Option<&str>)
                 failing.into_iter().take(SUMMARY_CHECKS).collect()
             }
         };
-        meas.extend(shown.iter().map(|c| {
-            format!(
-                "{}{}: {}",
-                c.what,
-                if c.point.is_empty() {
-                    String::new()
-                } else {
-                    format!(" [{}]", c.point)
-                },
-                c.measured
-            )
-        }));
+        meas.extend(
+            shown
+                .iter()
+                .map(|c| format!("{}{}: {}", c.what, at_point(&c.point), c.measured)),
+        );
         let verdict = match v {
             Verdict::Pass => "**pass**".to_string(),
             w => format!("**{}**", w.word()),
@@ -163,11 +156,7 @@ pub fn markdown(o: &Outcome, command: &str, title: &str, preamble: Option<&str>)
             s += &format!(
                 "| {}{} | {} | {} | {} | {} |\n",
                 cell(&c.what),
-                if c.point.is_empty() {
-                    String::new()
-                } else {
-                    format!(" [{}]", cell(&c.point))
-                },
+                at_point(&c.point),
                 cell(&c.expected),
                 cell(&src),
                 cell(&c.measured),
@@ -205,11 +194,7 @@ pub fn markdown(o: &Outcome, command: &str, title: &str, preamble: Option<&str>)
                 s += &format!(
                     "| {}{} | {} | {} ({}) | {}/{} | {} | {} |\n",
                     cell(&e.what),
-                    if e.point.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" [{}]", cell(&e.point))
-                    },
+                    at_point(&e.point),
                     cell(&e.expected),
                     cell(&e.deterministic.0),
                     e.deterministic.1.word(),

@@ -186,11 +186,7 @@ pub fn describe(c: &Check) -> String {
     format!(
         "{}{}: expected {}, measured {}",
         c.what,
-        if c.point.is_empty() {
-            String::new()
-        } else {
-            format!(" [{}]", c.point)
-        },
+        crate::report::at_point(&c.point),
         c.expected,
         c.measured
     )
@@ -629,7 +625,54 @@ struct RunEnv<'a> {
     imports: &'a [(String, Value)],
     scale: Scale,
     member: usize,
+    measures: Lazy<'a>,
+}
+
+/// Named measures of one context, each evaluated once, when first used.
+struct Lazy<'a> {
+    list: &'a [Measure],
+    /// "measure" or "aggregate", for errors.
+    kind: &'static str,
     cache: RefCell<Vec<Option<Result<Value, String>>>>,
+}
+
+impl<'a> Lazy<'a> {
+    fn new(list: &'a [Measure], kind: &'static str) -> Self {
+        Lazy {
+            list,
+            kind,
+            cache: RefCell::new(vec![None; list.len()]),
+        }
+    }
+
+    /// The plain (parameterless) measure called `n`.
+    fn find(&self, n: &str) -> Option<usize> {
+        self.list
+            .iter()
+            .position(|m| m.name == n && m.params.is_empty())
+    }
+
+    fn get(&self, i: usize, env: &dyn Env) -> Result<Value, String> {
+        if let Some(v) = &self.cache.borrow()[i] {
+            return v.clone();
+        }
+        let m = &self.list[i];
+        let v = eval(&m.body, env).map_err(|e| format!("{} {}: {e}", self.kind, m.name));
+        self.cache.borrow_mut()[i] = Some(v.clone());
+        v
+    }
+
+    /// Every plain measure, as a record (failed ones left out).
+    fn record(&self, env: &dyn Env) -> Value {
+        Value::Map(
+            self.list
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| m.params.is_empty())
+                .filter_map(|(i, m)| self.get(i, env).ok().map(|v| (m.name.clone(), v)))
+                .collect(),
+        )
+    }
 }
 
 impl<'a> RunEnv<'a> {
@@ -652,31 +695,16 @@ impl<'a> RunEnv<'a> {
             imports,
             scale,
             member,
-            cache: RefCell::new(vec![None; spec.measures.len()]),
+            measures: Lazy::new(&spec.measures, "measure"),
         }
     }
 
     fn measure(&self, i: usize) -> Result<Value, String> {
-        if let Some(v) = &self.cache.borrow()[i] {
-            return v.clone();
-        }
-        let m = &self.spec.measures[i];
-        let v = eval(&m.body, self).map_err(|e| format!("measure {}: {e}", m.name));
-        self.cache.borrow_mut()[i] = Some(v.clone());
-        v
+        self.measures.get(i, self)
     }
 
-    /// Every plain measure, as a record (failed ones left out).
     fn record(&self) -> Value {
-        Value::Map(
-            self.spec
-                .measures
-                .iter()
-                .enumerate()
-                .filter(|(_, m)| m.params.is_empty())
-                .filter_map(|(i, m)| self.measure(i).ok().map(|v| (m.name.clone(), v)))
-                .collect(),
-        )
+        self.measures.record(self)
     }
 }
 
@@ -729,30 +757,12 @@ struct GridEnv<'a> {
     imports: &'a [(String, Value)],
     scale: Scale,
     member: usize,
-    cache: RefCell<Vec<Option<Result<Value, String>>>>,
+    aggregates: Lazy<'a>,
 }
 
 impl GridEnv<'_> {
-    fn aggregate(&self, i: usize) -> Result<Value, String> {
-        if let Some(v) = &self.cache.borrow()[i] {
-            return v.clone();
-        }
-        let m = &self.spec.aggregates[i];
-        let v = eval(&m.body, self).map_err(|e| format!("aggregate {}: {e}", m.name));
-        self.cache.borrow_mut()[i] = Some(v.clone());
-        v
-    }
-
     fn record(&self) -> Value {
-        Value::Map(
-            self.spec
-                .aggregates
-                .iter()
-                .enumerate()
-                .filter(|(_, m)| m.params.is_empty())
-                .filter_map(|(i, m)| self.aggregate(i).ok().map(|v| (m.name.clone(), v)))
-                .collect(),
-        )
+        self.aggregates.record(self)
     }
 
     fn select(&self, f: &str, a: &[Value], kw: &[(String, Value)]) -> Result<Vec<Value>, String> {
@@ -802,13 +812,8 @@ impl Env for GridEnv<'_> {
         if let Some((_, v)) = self.imports.iter().find(|(k, _)| k == n) {
             return Some(Ok(v.clone()));
         }
-        if let Some(i) = self
-            .spec
-            .aggregates
-            .iter()
-            .position(|m| m.name == n && m.params.is_empty())
-        {
-            return Some(self.aggregate(i));
+        if let Some(i) = self.aggregates.find(n) {
+            return Some(self.aggregates.get(i, self));
         }
         Some(Ok(match n {
             "scale" => Value::Str(self.scale.name().into()),
@@ -996,7 +1001,7 @@ fn judge_file(
             imports,
             scale,
             member: m,
-            cache: RefCell::new(vec![None; s.aggregates.len()]),
+            aggregates: Lazy::new(&s.aggregates, "aggregate"),
         })
         .collect();
     let main_runs: Vec<&RunEnv> = envs.iter().filter(|e| e.member == 0).collect();
