@@ -35,6 +35,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("new_flow_rate(n, c)", "note §4.8: 2c/(1 + sqrt(1 + 4N))"),
     ("drain_time_limit(n, alpha, c)", "four-phase drain time for r -> inf, seconds"),
     ("drain_time_thesis_approx(n, alpha, c)", "alpha/c (N^1.5 + N), seconds"),
+    ("parking_lot_rates(phase, alpha, c, delta2)", "thesis eqs. (4.13)-(4.16), Appendix B2: the FAST flows' rates in phase 0, 1 or 2 with flow 2's baseRTT error delta2 (s)"),
 ];
 
 fn one(args: &[Value], f: &str) -> Result<f64, String> {
@@ -242,6 +243,21 @@ pub fn call(name: &str, args: &[Value]) -> Option<R> {
             [n, c] => usize_arg(n, "n").and_then(|n| num(model::new_flow_rate(n, c.num()?))),
             _ => Err("takes n and c".into()),
         },
+        "parking_lot_rates" => (|| {
+            let v = nums(args, 4, name)?;
+            if ![0.0, 1.0, 2.0].contains(&v[0]) {
+                return Err("phase must be 0, 1 or 2".to_string());
+            }
+            if !(v[1] > 0.0 && v[2] > 0.0 && v[3] >= 0.0 && v[3] < v[1] / v[2] * 10.0) {
+                return Err("alpha and c must be positive, delta2 non-negative".to_string());
+            }
+            Ok(Value::List(
+                model::parking_lot_rates(v[0] as usize, v[1], v[2], v[3])
+                    .into_iter()
+                    .map(Value::Num)
+                    .collect(),
+            ))
+        })(),
         "drain_time_limit" | "drain_time_thesis_approx" => match args {
             [n, a, c] => usize_arg(n, "n").and_then(|n| {
                 let (a, c) = (a.num()?, c.num()?);

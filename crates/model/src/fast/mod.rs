@@ -314,9 +314,93 @@ pub fn pkts_per_s(rate_bps: f64, packet_bytes: f64) -> f64 {
     rate_bps / (8.0 * packet_bytes)
 }
 
+/// Rates (packets/s) of the FAST flows of the thesis's parking lot
+/// (Appendix B2; eqs. (4.13)-(4.16), proportional fairness with each flow's
+/// queueing delay its links' sum) in phase 0 (flows 1 and 2 on link A), 1
+/// (flow 1 over A and B, flow 3 on B) or 2 (flow 1 over A and C, flows 3
+/// and 4 on C), every flow with `alpha`, every link of capacity `c`; flow 2
+/// over-estimates its propagation delay by `delta2` seconds (it started
+/// with flow 1's `alpha` packets queued at A: `delta2 = alpha / c`).
+/// Solved by bisection on the links' queueing delays.
+pub fn parking_lot_rates(phase: usize, alpha: f64, c: f64, delta2: f64) -> Vec<f64> {
+    let bis = |f: &dyn Fn(f64) -> f64, lo: f64| {
+        // f decreasing in p, root above lo.
+        let (mut a, mut b) = (lo, lo + 1e-3);
+        while f(b) > 0.0 {
+            b = lo + 2.0 * (b - lo);
+        }
+        for _ in 0..200 {
+            let m = 0.5 * (a + b);
+            if f(m) > 0.0 {
+                a = m
+            } else {
+                b = m
+            }
+        }
+        0.5 * (a + b)
+    };
+    match phase {
+        // Flows 1, 2 on link A.
+        0 => {
+            let pa = bis(&|p| alpha / p + alpha / (p - delta2) - c, delta2);
+            vec![alpha / pa, alpha / (pa - delta2)]
+        }
+        // Flows 1, 2 (A), 1, 3 (B).
+        1 => {
+            let inner = |pa: f64| bis(&|pb| alpha / (pa + pb) + alpha / pb - c, 0.0);
+            let pa = bis(
+                &|pa| {
+                    let pb = inner(pa);
+                    alpha / (pa + pb) + alpha / (pa - delta2) - c
+                },
+                delta2,
+            );
+            let pb = inner(pa);
+            vec![alpha / (pa + pb), alpha / (pa - delta2), alpha / pb]
+        }
+        // Flows 1, 2 (A), 1, 3, 4 (C).
+        _ => {
+            let inner = |pa: f64| bis(&|pc| alpha / (pa + pc) + 2.0 * alpha / pc - c, 0.0);
+            let pa = bis(
+                &|pa| {
+                    let pc = inner(pa);
+                    alpha / (pa + pc) + alpha / (pa - delta2) - c
+                },
+                delta2,
+            );
+            let pc = inner(pa);
+            vec![
+                alpha / (pa + pc),
+                alpha / (pa - delta2),
+                alpha / pc,
+                alpha / pc,
+            ]
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parking_lot_without_error_is_proportionally_fair() {
+        // No baseRTT error: C/2, C/2; then C/3, 2C/3, 2C/3; then C/4, 3C/4, 3C/8, 3C/8.
+        let c = 1000.0;
+        let close = |a: &[f64], b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-6 * c);
+        assert!(close(&parking_lot_rates(0, 10.0, c, 0.0), &[500.0, 500.0]));
+        assert!(close(
+            &parking_lot_rates(1, 10.0, c, 0.0),
+            &[c / 3.0, 2.0 * c / 3.0, 2.0 * c / 3.0]
+        ));
+        assert!(close(
+            &parking_lot_rates(2, 10.0, c, 0.0),
+            &[c / 4.0, 3.0 * c / 4.0, 3.0 * c / 8.0, 3.0 * c / 8.0]
+        ));
+        // Flow 2's error gives it more than flow 1.
+        let r = parking_lot_rates(0, 10.0, c, 10.0 / c);
+        assert!(r[1] > r[0] && (r[0] + r[1] - c).abs() < 1e-6 * c);
+    }
 
     fn close(a: f64, b: f64, rel: f64) -> bool {
         (a - b).abs() <= rel * b.abs()
