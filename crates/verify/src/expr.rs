@@ -145,7 +145,7 @@ pub fn fmt_num(x: f64) -> String {
         return format!("{x}");
     }
     // Integers up to rounding noise (30e9 ns * 1e-9 = 30.000000000000004).
-    let x = if (x - x.round()).abs() <= 1e-9 * x.abs().max(1.0) {
+    let x = if x.abs() >= 1.0 && (x - x.round()).abs() <= 1e-9 * x.abs() {
         x.round()
     } else {
         x
@@ -922,6 +922,9 @@ mod tests {
         assert_eq!(ev("100Mbps / 8").unwrap(), Value::Num(12.5e6));
         assert_eq!(ev("x > 2 and not x > 4").unwrap(), Value::Bool(true));
         assert_eq!(ev("'x = ' + x").unwrap(), Value::Str("x = 3".into()));
+        // Rounding noise is hidden, small numbers are not.
+        assert_eq!(fmt_num(30e9 * 1e-9), "30");
+        assert_eq!(fmt_num(1e-9), "1.000e-9");
     }
 
     #[test]
