@@ -55,8 +55,11 @@ struct Line {
 }
 
 struct Panel {
-    file: &'static str,
+    file: String,
     title: String,
+    /// Horizontal axis: its label and where it starts (time plots: 0 s).
+    x_label: String,
+    x_min: f64,
     y_label: String,
     lines: Vec<Line>,
 }
@@ -208,7 +211,9 @@ fn panels(s: &Scenario, r: &SimResult) -> Vec<Panel> {
         let gp = pick(&|i| fs[i].goodput_bps.clone());
         let (div, unit) = rate_unit(max_finite(gp.iter().flat_map(|(_, y)| y.iter())));
         out.push(Panel {
-            file: "throughput",
+            file: "throughput".into(),
+            x_label: "Time (s)".into(),
+            x_min: 0.0,
             title: "Throughput per flow".into(),
             y_label: format!("Goodput ({unit})"),
             lines: mk(gp, 1.0 / div, THROUGHPUT_POINTS),
@@ -228,7 +233,9 @@ fn panels(s: &Scenario, r: &SimResult) -> Vec<Panel> {
         }
         if cw.iter().any(|(_, y)| has(y)) {
             out.push(Panel {
-                file: "cwnd",
+                file: "cwnd".into(),
+                x_label: "Time (s)".into(),
+                x_min: 0.0,
                 title: "Congestion window".into(),
                 y_label: "cwnd (packets)".into(),
                 lines: mk(cw, 1.0, MAX_POINTS),
@@ -237,14 +244,18 @@ fn panels(s: &Scenario, r: &SimResult) -> Vec<Panel> {
         if windowless && pr.iter().any(|(_, y)| has(y)) {
             let (div, unit) = rate_unit(max_finite(pr.iter().flat_map(|(_, y)| y.iter())));
             out.push(Panel {
-                file: "rate",
+                file: "rate".into(),
+                x_label: "Time (s)".into(),
+                x_min: 0.0,
                 title: "Sending rate".into(),
                 y_label: format!("Pacing rate ({unit})"),
                 lines: mk(pr, 1.0 / div, MAX_POINTS),
             });
         }
         out.push(Panel {
-            file: "rtt",
+            file: "rtt".into(),
+            x_label: "Time (s)".into(),
+            x_min: 0.0,
             title: "Round-trip time".into(),
             y_label: "RTT (ms)".into(),
             lines: mk(pick(&|i| fs[i].rtt_s.clone()), 1e3, MAX_POINTS),
@@ -303,7 +314,9 @@ fn panels(s: &Scenario, r: &SimResult) -> Vec<Panel> {
             title = format!("{title} (buffer {} is off the scale)", off.join(", "));
         }
         out.push(Panel {
-            file: "queue",
+            file: "queue".into(),
+            x_label: "Time (s)".into(),
+            x_min: 0.0,
             title,
             y_label: "Queue (packets)".into(),
             lines: q,
@@ -359,18 +372,19 @@ fn draw_panel<DB: DrawingBackend>(
     // Headroom above the data for the legend in the upper right corner.
     let headroom = (1.1 + 0.07 * p.lines.len() as f64).min(1.6);
     let y_max = if y_top > 0.0 { y_top * headroom } else { 1.0 };
-    let x_max = if x_max > 0.0 { x_max } else { 1.0 };
+    let x_min = p.x_min;
+    let x_max = if x_max > x_min { x_max } else { x_min + 1.0 };
     let mut chart = ChartBuilder::on(area)
         .caption(&p.title, (FAMILY, z.caption))
         .margin(z.label)
         .x_label_area_size(z.axis * 3)
         .y_label_area_size(z.axis * 4)
-        .build_cartesian_2d(0f64..x_max, 0f64..y_max)
+        .build_cartesian_2d(x_min..x_max, 0f64..y_max)
         .map_err(e)?;
     chart
         .configure_mesh()
         .disable_mesh()
-        .x_desc("Time (s)")
+        .x_desc(&p.x_label)
         .y_desc(&p.y_label)
         .axis_desc_style((FAMILY, z.axis))
         .label_style((FAMILY, z.label))
@@ -384,7 +398,7 @@ fn draw_panel<DB: DrawingBackend>(
     // Frame the plot on all four sides, as gnuplot and matplotlib figures do.
     chart
         .draw_series(std::iter::once(Rectangle::new(
-            [(0.0, 0.0), (x_max, y_max)],
+            [(x_min, 0.0), (x_max, y_max)],
             BLACK.stroke_width(1),
         )))
         .map_err(e)?;
@@ -537,4 +551,54 @@ pub fn draw_all(dir: &Path, s: &Scenario, r: &SimResult) -> Result<Vec<String>, 
     files.push("overview.png".into());
     files.push("overview.svg".into());
     Ok(files)
+}
+
+/// Draws one plot of lines of `(x, y)` points (an experiment report's
+/// `[[plot]]`) as PNG at `png`; the x axis spans the data.
+pub fn draw_xy(
+    png: &Path,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    lines: &[(String, Vec<(f64, f64)>)],
+) -> Result<(), String> {
+    ensure_font();
+    let xs = || {
+        lines
+            .iter()
+            .flat_map(|(_, p)| p.iter().map(|(x, _)| *x))
+            .filter(|x| x.is_finite())
+    };
+    // From 0 for positive data (time, rates), else from the smallest x.
+    let x_min = xs().fold(f64::INFINITY, f64::min).min(0.0);
+    let x_max = xs().fold(f64::NEG_INFINITY, f64::max);
+    if !x_min.is_finite() || !x_max.is_finite() {
+        return Err(format!("{title}: nothing to plot"));
+    }
+    let panel = Panel {
+        file: png.display().to_string(),
+        title: title.to_string(),
+        x_label: x_label.to_string(),
+        x_min,
+        y_label: y_label.to_string(),
+        lines: lines
+            .iter()
+            .take(MAX_LINES)
+            .enumerate()
+            .map(|(i, (label, pts))| Line {
+                label: label.clone(),
+                pts: pts.clone(),
+                color: PALETTE[i % PALETTE.len()],
+                dashed: false,
+            })
+            .collect(),
+    };
+    draw_grid(
+        BitMapBackend::new(png, (900, 560)).into_drawing_area(),
+        &[&panel],
+        x_max,
+        None,
+        &ONE,
+        true,
+    )
 }

@@ -99,6 +99,34 @@ fn write_atomic(path: &Path, text: &str) -> Result<(), Failure> {
         })
 }
 
+/// Draws every experiment's `[[plot]]`s into `img/` beside the report
+/// (each written under a temporary name and renamed).
+fn draw_plots(report: &Path, out: &dropless_verify::Outcome) -> Result<(), Failure> {
+    let plots: Vec<_> = out
+        .files
+        .iter()
+        .flat_map(|f| f.plots.iter())
+        .filter(|p| p.error.is_none())
+        .collect();
+    if plots.is_empty() {
+        return Ok(());
+    }
+    let dir = report_dir(report)?.join("img");
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| Failure::Run(format!("{}: cannot create: {e}", dir.display())))?;
+    for p in plots {
+        let tmp = dir.join(format!(".part-{}.png", p.file));
+        let dst = dir.join(format!("{}.png", p.file));
+        crate::plot::draw_xy(&tmp, &p.title, &p.x_label, &p.y_label, &p.lines)
+            .and_then(|_| std::fs::rename(&tmp, &dst).map_err(|e| e.to_string()))
+            .map_err(|e| {
+                let _ = std::fs::remove_file(&tmp);
+                Failure::Run(format!("{}: cannot draw: {e}", dst.display()))
+            })?;
+    }
+    Ok(())
+}
+
 /// Runs `dropless verify`.
 pub fn verify(a: &VerifyArgs) -> Result<(), Failure> {
     if a.functions {
@@ -162,6 +190,7 @@ pub fn verify(a: &VerifyArgs) -> Result<(), Failure> {
             scale.name()
         );
         let md = report::markdown(&out, &command, &title, body.as_deref());
+        draw_plots(r, &out)?;
         write_atomic(r, &md)?;
         eprintln!("report written to {}", r.display());
     }

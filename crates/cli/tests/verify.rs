@@ -367,3 +367,43 @@ fn a_folder_without_experiments_or_a_bad_report_path_is_bad_input() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn plots_are_drawn_beside_the_report_and_bad_ones_refused() {
+    let d = Scratch::new("plot");
+    let plot = r#"
+[[plot]]
+title = "goodput"
+file = "user-goodput"
+y_label = "Mb/s"
+lines = [["FAST", "[[p[0], p[1] / 1e6] for p in xy(0, 'goodput', 1, 0, duration)]"]]
+"#;
+    d.write("mine.toml", &(scenario("20Mbps") + EXPECT + plot));
+    let rep = d.path().join("r.md");
+    let out = verify(&[
+        d.path().join("mine.toml").to_str().unwrap(),
+        "--report",
+        rep.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let png = d.path().join("img/user-goodput.png");
+    let bytes = std::fs::read(&png).expect("plot written");
+    assert_eq!(&bytes[1..4], b"PNG");
+    assert!(std::fs::read_to_string(&rep)
+        .unwrap()
+        .contains("](img/user-goodput.png)"));
+    assert!(!d.path().join("img/.part-user-goodput.png").exists());
+    // A file stem that could leave the directory is refused before any run.
+    d.write(
+        "mine.toml",
+        &(scenario("20Mbps") + EXPECT + &plot.replace("user-goodput", "../x")),
+    );
+    let out = verify(&[d.path().join("mine.toml").to_str().unwrap(), "-q"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("plot[0].file"),
+        "{}",
+        text(&out.stderr)
+    );
+}

@@ -99,6 +99,11 @@ pub const TOP_KEYS: &[KeyDoc] = &[
         "none",
         "self-check: [[table]] tables for the report (docs/verify.md)",
     ),
+    k(
+        "plot",
+        "none",
+        "self-check: [[plot]] figures for the report (docs/verify.md)",
+    ),
 ];
 
 /// Keys of `[topology]`.

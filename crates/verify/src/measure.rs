@@ -25,6 +25,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("util(l) | util(l, t0, t1)", "link utilization (0..1)"),
     ("series(f, name, t0, t1)", "mean of a flow's series over the window: cwnd, rtt, pacing, in_flight, link_bps or a controller trace variable (alpha, base_rtt, ...)"),
     ("last(f, name)", "last finite sample of that series"),
+    ("xy(f, name, bin, t0, t1)", "that series over (t0, t1] as [time, mean] points over bins of `bin` seconds (for [[plot]] lines)"),
     ("binned(f, name, bin, t0, t1)", "that series over (t0, t1] as means over consecutive bins of `bin` seconds (a list)"),
     ("events(f) | events(f, t0, t1)", "congestion events (loss, ECN, timeouts) detected in the window"),
     ("event_list(f)", "every congestion event: records with t, lost, rto, cwnd"),
@@ -225,7 +226,7 @@ impl Run<'_> {
                 let (t0, t1) = self.win(&a[2..])?;
                 num(window_mean(t, self.series(f, a[1].str()?)?, t0, t1))
             }
-            "binned" => {
+            "binned" | "xy" => {
                 arity(&[5])?;
                 let f = self.flow(&a[0])?;
                 let col = self.series(f, a[1].str()?)?;
@@ -249,8 +250,17 @@ impl Run<'_> {
                 Ok(Value::List(
                     sum.iter()
                         .zip(&cnt)
-                        .filter(|(_, c)| **c > 0)
-                        .map(|(s, c)| Value::Num(s / *c as f64))
+                        .enumerate()
+                        .filter(|(_, (_, c))| **c > 0)
+                        .map(|(k, (s, c))| {
+                            let m = Value::Num(s / *c as f64);
+                            if name == "xy" {
+                                let mid = t0 + (k as f64 + 0.5) * bin;
+                                Value::List(vec![Value::Num(mid), m])
+                            } else {
+                                m
+                            }
+                        })
                         .collect(),
                 ))
             }

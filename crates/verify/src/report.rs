@@ -184,6 +184,12 @@ pub fn markdown(o: &Outcome, command: &str, title: &str, preamble: Option<&str>)
                 );
             }
         }
+        for pl in &f.plots {
+            match &pl.error {
+                None => s += &format!("\n![{}](img/{}.png)\n", cell(&pl.title), pl.file),
+                Some(e) => s += &format!("\n(plot {} not drawn: {})\n", pl.file, cell(e)),
+            }
+        }
         if !f.ensemble.is_empty() {
             s += &format!(
                 "\nEnsemble: the same expectations over {} more runs with the `[ensemble]` settings and seeds 1-{} (the verdict above is the deterministic run's).\n\n| check | expected | deterministic run | holds in | median | range |\n|---|---|---|---|---|---|\n",

@@ -113,6 +113,23 @@ pub struct TableOut {
     pub rows: Vec<Vec<String>>,
 }
 
+/// A plot to draw: its lines of `(x, y)` points.
+#[derive(Clone, Debug)]
+pub struct PlotOut {
+    /// Heading.
+    pub title: String,
+    /// File stem of the image.
+    pub file: String,
+    /// Axis labels.
+    pub x_label: String,
+    /// Vertical axis label.
+    pub y_label: String,
+    /// Labelled lines.
+    pub lines: Vec<(String, Vec<(f64, f64)>)>,
+    /// Why a line could not be evaluated, if one could not.
+    pub error: Option<String>,
+}
+
 /// Everything one file produced.
 #[derive(Clone, Debug)]
 pub struct FileResult {
@@ -134,6 +151,8 @@ pub struct FileResult {
     pub seeds: usize,
     /// Tables.
     pub tables: Vec<TableOut>,
+    /// Plots.
+    pub plots: Vec<PlotOut>,
     /// Runs simulated.
     pub runs: usize,
     /// Simulation wall time, seconds (all runs of the file).
@@ -1115,6 +1134,40 @@ fn judge_file(
         });
     }
 
+    let mut plots = Vec::new();
+    for pl in &s.plots {
+        let env: &dyn Env = if pl.over_grid {
+            &grid_envs[0]
+        } else {
+            main_runs[0]
+        };
+        let mut lines = Vec::new();
+        let mut error = None;
+        for (label, x) in &pl.lines {
+            let pts = eval(x, env).and_then(|v| {
+                v.list()?
+                    .iter()
+                    .map(|p| match p.list()? {
+                        [a, b] => Ok((a.num()?, b.num()?)),
+                        _ => Err("each point must be [x, y]".to_string()),
+                    })
+                    .collect::<Result<Vec<_>, String>>()
+            });
+            match pts {
+                Ok(p) => lines.push((interpolate(label, env), p)),
+                Err(e) => error = Some(format!("{label}: {e}")),
+            }
+        }
+        plots.push(PlotOut {
+            title: interpolate(&pl.title, env),
+            file: pl.file.clone(),
+            x_label: pl.x_label.clone(),
+            y_label: pl.y_label.clone(),
+            lines,
+            error,
+        });
+    }
+
     let record = if s.grid.is_empty() {
         main_runs[0].record()
     } else {
@@ -1134,6 +1187,7 @@ fn judge_file(
         ensemble,
         seeds: s.seeds,
         tables,
+        plots,
         runs: runs.len(),
         wall_s: runs.iter().map(|d| d.wall_s).sum(),
     };

@@ -21,6 +21,7 @@ pub const TABLES: &[&str] = &[
     "ensemble",
     "expect",
     "table",
+    "plot",
 ];
 
 /// Shortened (`ci`) or as written (`full`).
@@ -114,6 +115,23 @@ pub struct TableSpec {
     pub columns: Vec<(String, Expr)>,
 }
 
+/// One `[[plot]]`: lines of `(x, y)` points drawn beside the report.
+#[derive(Clone, Debug)]
+pub struct PlotSpec {
+    /// Heading (interpolated).
+    pub title: String,
+    /// File stem of the image (letters, digits, `-`, `_`).
+    pub file: String,
+    /// Over the grid instead of the main run.
+    pub over_grid: bool,
+    /// Axis labels.
+    pub x_label: String,
+    /// Vertical axis label.
+    pub y_label: String,
+    /// Line labels and expressions giving lists of `[x, y]`.
+    pub lines: Vec<(String, Expr)>,
+}
+
 /// A measure: a named expression, maybe with parameters.
 #[derive(Clone, Debug)]
 pub struct Measure {
@@ -162,6 +180,8 @@ pub struct Spec {
     pub expects: Vec<Expect>,
     /// Report tables.
     pub tables: Vec<TableSpec>,
+    /// Report plots.
+    pub plots: Vec<PlotSpec>,
 }
 
 /// Names every run context defines.
@@ -758,6 +778,70 @@ pub fn load(path: &Path, scale: Scale) -> Result<Option<Spec>, String> {
         }
     }
 
+    let mut plots = Vec::new();
+    if let Some(pv) = root.get("plot") {
+        let arr = pv
+            .as_array()
+            .ok_or_else(|| c.err("plot", "expected [[plot]] entries"))?;
+        for (i, e) in arr.iter().enumerate() {
+            let at = format!("plot[{i}].");
+            let t = e
+                .as_table()
+                .ok_or_else(|| c.err(&format!("plot[{i}]"), "expected a table"))?;
+            check_keys(
+                &c,
+                t,
+                &["title", "file", "over", "x_label", "y_label", "lines"],
+                &at,
+            )?;
+            let over_grid = match str_of(&c, t, "over", &at)? {
+                None | Some("run") => false,
+                Some("grid") => true,
+                Some(o) => {
+                    return Err(c.err(
+                        &format!("{at}over"),
+                        format!("\"{o}\": allowed values are \"run\" and \"grid\""),
+                    ))
+                }
+            };
+            let file = str_of(&c, t, "file", &at)?
+                .ok_or_else(|| c.err(&format!("{at}file"), "missing: the image's file stem"))?
+                .to_string();
+            if file.is_empty()
+                || file.len() > 100
+                || !file
+                    .chars()
+                    .all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '_')
+            {
+                return Err(c.err(
+                    &format!("{at}file"),
+                    "a file stem of letters, digits, - and _ (at most 100)",
+                ));
+            }
+            let ls = t.get("lines").and_then(T::as_array).ok_or_else(|| {
+                c.err(&format!("{at}lines"), "missing: a list of [\"label\", \"expression\"] pairs, each expression a list of [x, y]")
+            })?;
+            let mut lines = Vec::new();
+            for (j, l) in ls.iter().enumerate() {
+                let field = format!("{at}lines[{j}]");
+                match l.as_array().map(|a| a.as_slice()) {
+                    Some([T::String(h), x]) => lines.push((h.clone(), expr_of(&c, x, &field)?)),
+                    _ => return Err(c.err(&field, "expected [\"label\", \"expression\"]")),
+                }
+            }
+            plots.push(PlotSpec {
+                title: str_of(&c, t, "title", &at)?.unwrap_or("").to_string(),
+                file,
+                over_grid,
+                x_label: str_of(&c, t, "x_label", &at)?
+                    .unwrap_or("Time (s)")
+                    .to_string(),
+                y_label: str_of(&c, t, "y_label", &at)?.unwrap_or("").to_string(),
+                lines,
+            });
+        }
+    }
+
     let spec = Spec {
         file: file.clone(),
         path: path.to_path_buf(),
@@ -776,6 +860,7 @@ pub fn load(path: &Path, scale: Scale) -> Result<Option<Spec>, String> {
         ensemble_sets,
         expects,
         tables,
+        plots,
     };
     check_names(&spec)?;
     Ok(Some(spec))
@@ -1023,6 +1108,18 @@ fn check_names(s: &Spec) -> Result<(), String> {
                 &["row".to_string()],
             )?;
         }
+    }
+    for (i, pl) in s.plots.iter().enumerate() {
+        let g = pl.over_grid;
+        let n = if g {
+            s.aggregates.len()
+        } else {
+            s.measures.len()
+        };
+        for (j, (_, x)) in pl.lines.iter().enumerate() {
+            check(x, &format!("plot[{i}].lines[{j}]"), g, n, &[])?;
+        }
+        text(&Some(pl.title.clone()), &format!("plot[{i}].title"), g)?;
     }
     no_cycles(&c, &s.measures, "measures")?;
     no_cycles(&c, &s.aggregates, "aggregates")?;
