@@ -367,6 +367,43 @@ fn measures_of(c: &Ctx, v: Option<&T>, table: &str) -> Result<Vec<Measure>, Stri
     Ok(out)
 }
 
+/// `over = "run"` (the default) or `"grid"`.
+fn over_of(c: &Ctx, t: &Table, at: &str) -> Result<bool, String> {
+    match str_of(c, t, "over", at)? {
+        None | Some("run") => Ok(false),
+        Some("grid") => Ok(true),
+        Some(o) => Err(c.err(
+            &format!("{at}over"),
+            format!("\"{o}\": allowed values are \"run\" (default) and \"grid\""),
+        )),
+    }
+}
+
+/// A list of `["label", "expression"]` pairs (table columns, plot lines).
+fn labelled(
+    c: &Ctx,
+    t: &Table,
+    key: &str,
+    at: &str,
+    what: &str,
+) -> Result<Vec<(String, Expr)>, String> {
+    let list = t.get(key).and_then(T::as_array).ok_or_else(|| {
+        c.err(
+            &format!("{at}{key}"),
+            format!("missing: a list of [\"{what}\", \"expression\"] pairs"),
+        )
+    })?;
+    let mut out = Vec::new();
+    for (j, l) in list.iter().enumerate() {
+        let field = format!("{at}{key}[{j}]");
+        match l.as_array().map(|a| a.as_slice()) {
+            Some([T::String(h), x]) => out.push((h.clone(), expr_of(c, x, &field)?)),
+            _ => return Err(c.err(&field, format!("expected [\"{what}\", \"expression\"]"))),
+        }
+    }
+    Ok(out)
+}
+
 /// Reads the verification tables of `path` at `scale`. `Ok(None)`: the
 /// file has none (not an experiment).
 pub fn load(path: &Path, scale: Scale) -> Result<Option<Spec>, String> {
@@ -691,16 +728,7 @@ pub fn load(path: &Path, scale: Scale) -> Result<Option<Spec>, String> {
                 ))
             }
         };
-        let over_grid = match str_of(&c, t, "over", &at)? {
-            None | Some("run") => false,
-            Some("grid") => true,
-            Some(o) => {
-                return Err(c.err(
-                    &f("over"),
-                    format!("\"{o}\": allowed values are \"run\" (default) and \"grid\""),
-                ))
-            }
-        };
+        let over_grid = over_of(&c, t, &at)?;
         let when = t
             .get("when")
             .map(|x| expr_of(&c, x, &f("when")))
@@ -735,16 +763,7 @@ pub fn load(path: &Path, scale: Scale) -> Result<Option<Spec>, String> {
                 .as_table()
                 .ok_or_else(|| c.err(&format!("table[{i}]"), "expected a table"))?;
             check_keys(&c, t, &["title", "over", "rows", "columns"], &at)?;
-            let over_grid = match str_of(&c, t, "over", &at)? {
-                None | Some("run") => false,
-                Some("grid") => true,
-                Some(o) => {
-                    return Err(c.err(
-                        &format!("{at}over"),
-                        format!("\"{o}\": allowed values are \"run\" and \"grid\""),
-                    ))
-                }
-            };
+            let over_grid = over_of(&c, t, &at)?;
             let rows = expr_of(
                 &c,
                 t.get("rows").ok_or_else(|| {
@@ -755,20 +774,7 @@ pub fn load(path: &Path, scale: Scale) -> Result<Option<Spec>, String> {
                 })?,
                 &format!("{at}rows"),
             )?;
-            let cols = t.get("columns").and_then(T::as_array).ok_or_else(|| {
-                c.err(
-                    &format!("{at}columns"),
-                    "missing: a list of [\"header\", \"expression\"] pairs",
-                )
-            })?;
-            let mut columns = Vec::new();
-            for (j, col) in cols.iter().enumerate() {
-                let field = format!("{at}columns[{j}]");
-                match col.as_array().map(|a| a.as_slice()) {
-                    Some([T::String(h), x]) => columns.push((h.clone(), expr_of(&c, x, &field)?)),
-                    _ => return Err(c.err(&field, "expected [\"header\", \"expression\"]")),
-                }
-            }
+            let columns = labelled(&c, t, "columns", &at, "header")?;
             tables.push(TableSpec {
                 title: str_of(&c, t, "title", &at)?.unwrap_or("").to_string(),
                 over_grid,
@@ -794,16 +800,7 @@ pub fn load(path: &Path, scale: Scale) -> Result<Option<Spec>, String> {
                 &["title", "file", "over", "x_label", "y_label", "lines"],
                 &at,
             )?;
-            let over_grid = match str_of(&c, t, "over", &at)? {
-                None | Some("run") => false,
-                Some("grid") => true,
-                Some(o) => {
-                    return Err(c.err(
-                        &format!("{at}over"),
-                        format!("\"{o}\": allowed values are \"run\" and \"grid\""),
-                    ))
-                }
-            };
+            let over_grid = over_of(&c, t, &at)?;
             let file = str_of(&c, t, "file", &at)?
                 .ok_or_else(|| c.err(&format!("{at}file"), "missing: the image's file stem"))?
                 .to_string();
@@ -818,17 +815,7 @@ pub fn load(path: &Path, scale: Scale) -> Result<Option<Spec>, String> {
                     "a file stem of letters, digits, - and _ (at most 100)",
                 ));
             }
-            let ls = t.get("lines").and_then(T::as_array).ok_or_else(|| {
-                c.err(&format!("{at}lines"), "missing: a list of [\"label\", \"expression\"] pairs, each expression a list of [x, y]")
-            })?;
-            let mut lines = Vec::new();
-            for (j, l) in ls.iter().enumerate() {
-                let field = format!("{at}lines[{j}]");
-                match l.as_array().map(|a| a.as_slice()) {
-                    Some([T::String(h), x]) => lines.push((h.clone(), expr_of(&c, x, &field)?)),
-                    _ => return Err(c.err(&field, "expected [\"label\", \"expression\"]")),
-                }
-            }
+            let lines = labelled(&c, t, "lines", &at, "label")?;
             plots.push(PlotSpec {
                 title: str_of(&c, t, "title", &at)?.unwrap_or("").to_string(),
                 file,
