@@ -64,3 +64,49 @@ transfer() {
         echo "== $spec$from: $(tail -1 "$snd")" >>"$rep"
     fi
 }
+
+# path_up EMULATE_OPTION...: starts `dropless emulate` with these options
+# (rate, delay, buffer, ...) between two TUN devices, moves them into two
+# new namespaces $NS_S (sender, 10.79.0.1) and $NS_R (receiver, 10.79.0.2)
+# and sets EMU (the emulator's pid). The emulator's counters go to
+# $OUT/emu once it is stopped (stop_emulator). Tear down with path_down.
+path_up() {
+    NS_S=dropless-psnd-$$
+    NS_R=dropless-prcv-$$
+    local ta=dlpa$$ tb=dlpb$$ ns
+    "$BIN" emulate "$@" --tun-a "$ta" --tun-b "$tb" >"$OUT/emu" 2>"$OUT/emu.err" &
+    EMU=$!
+    for _ in $(seq 50); do
+        ip link show "$tb" >/dev/null 2>&1 && break
+        sleep 0.1
+    done
+    ip link show "$tb" >/dev/null 2>&1 || { cat "$OUT/emu.err" >&2; exit 1; }
+    ip netns add "$NS_S"
+    ip netns add "$NS_R"
+    ip link set "$ta" netns "$NS_S"
+    ip link set "$tb" netns "$NS_R"
+    ip -n "$NS_S" addr add 10.79.0.1/24 dev "$ta"
+    ip -n "$NS_R" addr add 10.79.0.2/24 dev "$tb"
+    for ns in "$NS_S" "$NS_R"; do
+        ip -n "$ns" link set lo up
+    done
+    ip -n "$NS_S" link set "$ta" up txqueuelen 10000
+    ip -n "$NS_R" link set "$tb" up txqueuelen 10000
+}
+
+# stop_emulator: interrupts the emulator started by path_up (it then
+# writes its counters to $OUT/emu).
+stop_emulator() {
+    if [ -n "${EMU:-}" ]; then
+        kill "$EMU" 2>/dev/null || true
+        wait "$EMU" 2>/dev/null || true
+        EMU=
+    fi
+}
+
+# path_down: stops the emulator and deletes the namespaces of path_up.
+path_down() {
+    stop_emulator
+    [ -n "${NS_S:-}" ] && ip netns del "$NS_S" 2>/dev/null || true
+    [ -n "${NS_R:-}" ] && ip netns del "$NS_R" 2>/dev/null || true
+}

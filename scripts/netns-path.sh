@@ -48,45 +48,16 @@ CCS=("$@")
 need_root "TUN devices, network namespaces"
 find_dropless
 
-NS_S=dropless-psnd-$$
-NS_R=dropless-prcv-$$
-TA=dlpa$$
-TB=dlpb$$
 OUT=$(mktemp -d)
-EMU=
-cleanup() {
-    [ -n "$EMU" ] && kill "$EMU" 2>/dev/null && wait "$EMU" 2>/dev/null || true
-    ip netns del "$NS_S" 2>/dev/null || true
-    ip netns del "$NS_R" 2>/dev/null || true
-    rm -rf "$OUT"
-}
-trap cleanup EXIT
+trap 'path_down; rm -rf "$OUT"' EXIT
 
-EMU_ARGS=(--rate "$RATE" --delay "$DELAY" --buffer "$BUFFER" --loss "$LOSS" --tun-a "$TA" --tun-b "$TB" ${EMU_OPTS:-})
+EMU_ARGS=(--rate "$RATE" --delay "$DELAY" --buffer "$BUFFER" --loss "$LOSS" ${EMU_OPTS:-})
 ECN_ARGS=()
 if [ -n "$MARK" ]; then
     EMU_ARGS+=(--mark-above "$MARK")
     ECN_ARGS=(--ecn)
 fi
-"$BIN" emulate "${EMU_ARGS[@]}" >"$OUT/emu" 2>"$OUT/emu.err" &
-EMU=$!
-for _ in $(seq 50); do
-    ip link show "$TB" >/dev/null 2>&1 && break
-    sleep 0.1
-done
-ip link show "$TB" >/dev/null 2>&1 || { cat "$OUT/emu.err" >&2; exit 1; }
-
-ip netns add "$NS_S"
-ip netns add "$NS_R"
-ip link set "$TA" netns "$NS_S"
-ip link set "$TB" netns "$NS_R"
-ip -n "$NS_S" addr add 10.79.0.1/24 dev "$TA"
-ip -n "$NS_R" addr add 10.79.0.2/24 dev "$TB"
-for ns in "$NS_S" "$NS_R"; do
-    ip -n "$ns" link set lo up
-done
-ip -n "$NS_S" link set "$TA" up txqueuelen 10000
-ip -n "$NS_R" link set "$TB" up txqueuelen 10000
+path_up "${EMU_ARGS[@]}"
 
 echo "path: $RATE each way, $DELAY one-way delay, $BUFFER buffer${MARK:+, CE marking above $MARK}$([ "$LOSS" != 0 ] && echo ", loss $LOSS"); $TIME per controller"
 if [ -z "$STARTS" ]; then
@@ -108,8 +79,6 @@ else
     wait "${pids[@]}"
     for i in "${!CCS[@]}"; do cat "$OUT/report-$((9001 + i))"; done
 fi
-kill "$EMU"
-wait "$EMU" || true
-EMU=
+stop_emulator
 echo "emulator (all controllers):"
 sed 's/^/   /' "$OUT/emu"

@@ -15,6 +15,7 @@
 //! | ACWAP (seed 004) around HighSpeed, Scalable or BIC | the inner window, with `a(w) = 1` near `RTT_max` | cwnd/`R_C` | none | [`acwap::IncreaseOverride`] on the inner controller |
 //! | delay-based (Vegas, FAST) | yes | optional | none | RTT samples in [`AckSample`]; FAST's periodic update is driven by ACK arrivals and time |
 //! | rate-based (TCP-Madison, seed 002) | a cap (or 0 to quiesce) | the computed `S_target` | 1 | [`PacketFlags::ACK_REQUEST`] probes and [`PacketFlags::PAIR`] pairs from [`Controller::on_send`]; `pair_dispersion` in [`AckSample`]; a timer for probe spacing and quiescing |
+//! | model-based (BBR v1) | 2 x BtlBw x RTprop (4 in ProbeRTT) | gain x BtlBw | a TSO burst (1 ms of data, at most 64 KB) | delivery-rate samples ([`AckSample::delivery_interval`]); loss only trims the window |
 //! | burst-paced (packet-drop avoidance, seeds 000/001) | a cap | average rate = burst/gap | the MBS | dispersion and RTT trend in [`AckSample`]; loss ignored for rate |
 //!
 //! Units: windows in packets (the seeds all reason in packets; the transport
@@ -24,6 +25,7 @@
 #![warn(missing_docs)]
 
 pub mod acwap;
+pub mod bbr;
 pub mod bic;
 pub mod cubic;
 pub mod estimator;
@@ -135,6 +137,13 @@ pub struct AckSample {
     /// Total packets the connection had delivered when the acknowledged
     /// packet was sent (for delivery-rate samples).
     pub delivered_at_send: u64,
+    /// Delivery-rate interval of this ACK (Linux tcp_rate.c): the longer of
+    /// the acknowledged transmission's send interval and ACK interval, so
+    /// that `(delivered - delivered_at_send) / delivery_interval` is the
+    /// delivery rate in packets per nanosecond. 0 when the ACK gives no
+    /// sample (nothing newly delivered, no echo, or an interval below the
+    /// minimum RTT).
+    pub delivery_interval: Time,
     /// Packets in flight when the acknowledged packet was sent (FAST's
     /// "window one RTT ago", ns-2 `avg_cwnd_last_RTT_`).
     pub in_flight_at_send: u32,

@@ -326,6 +326,21 @@ static SPECS: &[CcSpec] = &[
             "cwnd_gain" = 2.0, "flight cap: this many rate x RTT, plus one burst";
         ),
     },
+    CcSpec {
+        name: "bbr",
+        help: "BBR v1 (Cardwell et al., ACM Queue 2016) as Linux's tcp_bbr runs it: paces at the windowed-maximum delivery rate, window two BDPs, gain cycling, ProbeRTT every 10 s; loss does not cut the model",
+        params: params!(rto_cwnd = 1.0;
+            "high_gain" = 2.885390081777927, "Startup's pacing and window gain (2/ln 2); Drain paces at its inverse";
+            "cwnd_gain" = 2.0, "ProbeBW's window gain, in [1, 100]";
+            "bw_rounds" = 10.0, "rounds the bottleneck-bandwidth maximum filter spans";
+            "min_rtt_win" = 10.0, "seconds the minimum RTT is kept before ProbeRTT re-measures it";
+            "probe_rtt_time" = 0.2, "seconds at 4 packets in ProbeRTT (0: no ProbeRTT)";
+            "full_bw_thresh" = 1.25, "growth of the bandwidth estimate per round that keeps Startup going, > 1";
+            "full_bw_count" = 3.0, "rounds without that growth that end Startup";
+            "pacing_margin" = 0.01, "pace this fraction below the model's rate, in [0, 1)";
+            "extra_acked_gain" = 1.0, "gain of the ACK-aggregation window allowance (0: off)";
+        ),
+    },
 ];
 
 /// Whether `name` is TCP-Madison (the default or the paper's preset):
@@ -649,6 +664,58 @@ pub fn build(
                 info.wire_size,
             ))
         }
+        "bbr" => {
+            if paced {
+                return Err(v.bad("paced", 1.0, "must be 0: BBR paces by itself"));
+            }
+            let whole = |name: &'static str, min: f64, max: f64| {
+                v.check(
+                    name,
+                    |x| x >= min && x <= max && x.fract() == 0.0,
+                    &format!("a whole number in [{min}, {max}]"),
+                )
+            };
+            let window = v.window()?;
+            Box::new(crate::bbr::Bbr::new(
+                crate::bbr::BbrConfig {
+                    initial_cwnd: window.initial_cwnd,
+                    high_gain: v.check("high_gain", |x| x > 1.0 && x <= 16.0, "in (1, 16]")?,
+                    cwnd_gain: v.check(
+                        "cwnd_gain",
+                        |x| (1.0..=100.0).contains(&x),
+                        "in [1, 100]",
+                    )?,
+                    bw_rounds: whole("bw_rounds", 1.0, 1000.0)? as usize,
+                    min_rtt_win: crate::from_secs(v.check(
+                        "min_rtt_win",
+                        |x| x > 0.0 && x <= 3600.0,
+                        "in (0, 3600] seconds",
+                    )?),
+                    probe_rtt_time: crate::from_secs(v.check(
+                        "probe_rtt_time",
+                        |x| (0.0..=60.0).contains(&x),
+                        "in [0, 60] seconds",
+                    )?),
+                    full_bw_thresh: v.check(
+                        "full_bw_thresh",
+                        |x| x > 1.0 && x <= 10.0,
+                        "in (1, 10]",
+                    )?,
+                    full_bw_count: whole("full_bw_count", 1.0, 100.0)? as u32,
+                    pacing_margin: v.check(
+                        "pacing_margin",
+                        |x| (0.0..1.0).contains(&x),
+                        "in [0, 1)",
+                    )?,
+                    extra_acked_gain: v.check(
+                        "extra_acked_gain",
+                        |x| (0.0..=10.0).contains(&x),
+                        "in [0, 10]",
+                    )?,
+                },
+                info,
+            ))
+        }
         "pda" => {
             if paced {
                 return Err(v.bad("paced", 1.0, "must be 0: PDA paces its bursts by itself"));
@@ -778,12 +845,19 @@ mod tests {
                 "acwap-bic",
                 "madison",
                 "madison-paper",
-                "pda"
+                "pda",
+                "bbr"
             ]
         );
         for s in all() {
             let c = build(s.name, &[], &ConnInfo::default()).unwrap();
             assert_eq!(c.name(), s.name);
+            if s.name == "bbr" {
+                // Paced from the start (Linux: high_gain x cwnd per 1 ms).
+                assert_eq!(c.control().cwnd, Some(10.0));
+                assert!(c.control().pacing_rate.is_some());
+                continue;
+            }
             if s.name == "pda" {
                 // One unpaced burst until the first RTT sample.
                 assert_eq!(c.control().cwnd, Some(4.0));

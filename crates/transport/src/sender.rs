@@ -315,6 +315,10 @@ struct SentPkt {
     sent_time: Time,
     tx_index: u64,
     delivered_at_send: u64,
+    /// The sender's `delivered_time` when this transmission left.
+    delivered_time_at_send: Time,
+    /// The sender's `first_sent_time` when this transmission left.
+    first_sent_at_send: Time,
     in_flight_at_send: u32,
     len: u32,
     state: PktState,
@@ -354,6 +358,12 @@ pub struct Sender {
     highest_delivered_tx: u64,
     in_flight: u32,
     delivered: u64,
+    /// When `delivered` last grew, or the flight restarted from empty
+    /// (Linux `delivered_mstamp`, for delivery-rate samples).
+    delivered_time: Time,
+    /// Send time of the latest transmission known delivered, or of the
+    /// first one of a flight started from empty (Linux `first_tx_mstamp`).
+    first_sent_time: Time,
     in_recovery: bool,
     /// The current recovery episode was started by a retransmission timeout:
     /// new congestion events are still suppressed until the recovery point,
@@ -437,6 +447,8 @@ impl Sender {
             highest_delivered_tx: 0,
             in_flight: 0,
             delivered: 0,
+            delivered_time: now,
+            first_sent_time: now,
             in_recovery: false,
             recovery_after_rto: false,
             recovery_start: 0,
@@ -747,6 +759,8 @@ impl Sender {
                     sent_time: now,
                     tx_index: 0,
                     delivered_at_send: 0,
+                    delivered_time_at_send: 0,
+                    first_sent_at_send: 0,
                     in_flight_at_send: 0,
                     len,
                     state: PktState::InFlight,
@@ -771,6 +785,13 @@ impl Sender {
         let tx_index = self.tx_counter;
         let delivered = self.delivered;
         let in_flight = self.in_flight;
+        if in_flight == 0 {
+            // A flight starting from empty: the rate sample's intervals
+            // start now, not at the last delivery (Linux tcp_rate.c).
+            self.first_sent_time = now;
+            self.delivered_time = now;
+        }
+        let (delivered_time, first_sent) = (self.delivered_time, self.first_sent_time);
         let back_to_back = self.last_tx_time == Some(now);
         self.last_tx_time = Some(now);
         let slot = self.slot(seq);
@@ -778,6 +799,8 @@ impl Sender {
         slot.back_to_back = back_to_back;
         slot.tx_index = tx_index;
         slot.delivered_at_send = delivered;
+        slot.delivered_time_at_send = delivered_time;
+        slot.first_sent_at_send = first_sent;
         slot.in_flight_at_send = in_flight + 1;
         slot.state = PktState::InFlight;
         slot.retransmitted |= retransmit;
@@ -1011,6 +1034,23 @@ impl Sender {
         self.sacked = sacked;
         self.delivered += acked as u64;
         self.stats.packets_delivered += acked as u64;
+        // Delivery-rate sample (Linux tcp_rate.c, as BBR reads it): from
+        // the transmission that triggered this ACK, the packets delivered
+        // since it left over the longer of its send interval and its ACK
+        // interval; none below the minimum RTT (ACK compression).
+        let mut delivery_interval = 0;
+        if acked > 0 {
+            if let Some(p) = echo {
+                let send_elapsed = p.sent_time.saturating_sub(p.first_sent_at_send);
+                let ack_elapsed = now.saturating_sub(p.delivered_time_at_send);
+                let interval = send_elapsed.max(ack_elapsed);
+                if !self.rtt.has_sample() || interval >= self.rtt.min_rtt() {
+                    delivery_interval = interval;
+                }
+                self.first_sent_time = self.first_sent_time.max(p.sent_time);
+            }
+            self.delivered_time = now;
+        }
         self.highest_delivered_tx = self.highest_delivered_tx.max(hi_tx);
 
         // RTT sample from the echoed timestamp (RFC 7323 style: valid for
@@ -1188,6 +1228,7 @@ impl Sender {
                 newly_lost,
                 delivered: self.delivered,
                 delivered_at_send: echo.map_or(0, |p| p.delivered_at_send),
+                delivery_interval,
                 in_flight_at_send: echo.map_or(self.in_flight, |p| p.in_flight_at_send),
                 in_flight: self.in_flight,
                 ecn_ce: new_ce as u32,
@@ -1263,6 +1304,72 @@ mod tests {
         }
         a.n_sack = sack.len() as u8;
         a
+    }
+
+    /// Records the delivery-rate samples it is given.
+    struct RateProbe {
+        samples: std::sync::Arc<std::sync::Mutex<Vec<(Time, f64)>>>,
+    }
+    impl Controller for RateProbe {
+        fn name(&self) -> &'static str {
+            "rate-probe"
+        }
+        fn control(&self) -> Control {
+            Control {
+                cwnd: Some(200.0),
+                ..Control::default()
+            }
+        }
+        fn on_ack(&mut self, now: Time, ack: &AckSample) {
+            if ack.delivery_interval > 0 {
+                let pkts = (ack.delivered - ack.delivered_at_send) as f64;
+                let rate = pkts / (ack.delivery_interval as f64 * 1e-9);
+                self.samples.lock().unwrap().push((now, rate));
+            }
+        }
+        fn on_congestion_event(&mut self, _now: Time, _ev: &CongestionEvent) {}
+        fn on_rto(&mut self, _now: Time) {}
+    }
+
+    /// A window of 200 packets over a bottleneck of 1000 packets/s and a
+    /// 100 ms base RTT (a 100-packet pipe): once the queue stands, every
+    /// delivery-rate sample is the bottleneck's rate (Linux tcp_rate.c).
+    #[test]
+    fn delivery_rate_samples_are_the_bottleneck_rate() {
+        let samples = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let cc = Box::new(RateProbe {
+            samples: samples.clone(),
+        });
+        let mut s = Sender::new(SenderConfig::default(), cc, 0);
+        let ms = MILLISECOND;
+        // (ACK arrival, packet) in arrival order; the link serves one
+        // packet per ms after 50 ms of propagation, the ACK takes 50 ms.
+        let mut acks: std::collections::VecDeque<(Time, u64, Time)> = Default::default();
+        let mut link_free = 0;
+        let mut now = 0;
+        while now < 3_000 * ms {
+            while let Some(p) = s.poll_transmit(now) {
+                let served = (now + 50 * ms).max(link_free) + ms;
+                link_free = served;
+                acks.push_back((served + 50 * ms, p.seq, now));
+            }
+            let (t, seq, sent) = acks.pop_front().unwrap();
+            now = t;
+            s.handle_ack(now, &ack(seq + 1, &[], seq, sent));
+        }
+        let samples = samples.lock().unwrap();
+        let late: Vec<f64> = samples
+            .iter()
+            .filter(|&&(t, _)| t > 1_000 * ms)
+            .map(|&(_, r)| r)
+            .collect();
+        assert!(late.len() > 1500, "{} samples", late.len());
+        for r in late {
+            assert!((r - 1000.0).abs() < 10.0, "sample {r} packets/s");
+        }
+        // The first flight's samples understate the rate (its intervals
+        // run from the flight's start), never overstate it.
+        assert!(samples.iter().all(|&(_, r)| r < 1010.0));
     }
 
     #[test]

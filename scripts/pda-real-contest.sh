@@ -1,0 +1,241 @@
+#!/usr/bin/env bash
+# PDA against the kernel's own TCP on a real emulated path (issue 17): the
+# seed's 1 Gb/s, 80 ms path through `dropless emulate` (a one-BDP drop-tail
+# buffer), PDA over `dropless send`, kernel CUBIC and BBR over iperf3, and
+# the simulator's prediction of each run beside it. Prints a Markdown
+# report (also to -o FILE).
+#
+#   1. Random loss: with LOSS (default 1e-4) on the path, each alone for
+#      TIME: PDA, kernel CUBIC, kernel BBR. Goodput and retransmissions per
+#      10^4 packets sent.
+#   2. The seed's contest (Fig. 5): PDA and kernel CUBIC start together on
+#      the path without random loss and share it for SHARE; goodput of each
+#      over the first 5 s and over the run, Jain's index over the run.
+#   3. The same with kernel BBR.
+#   4. BBR alone without random loss for TIME, three ways: the kernel's
+#      (iperf3), dropless's BBR over `dropless send`, and the simulator's.
+#
+# Needs root, iproute2, iperf3 and python3; the namespaces' TCP buffer
+# limits are raised to 64 MB so that kernel TCP is not window-limited by the
+# 10 MB bandwidth-delay product. Not part of CI; run it on an idle machine
+# (at 1 Gb/s the emulator, both ends and iperf3 share the cores).
+#
+# Usage: sudo scripts/pda-real-contest.sh [-t TIME] [-T SHARE] [-L LOSS] [-o FILE] [-c CASES]
+#   sudo scripts/pda-real-contest.sh                         # 30 s alone, 60 s shared, loss 1e-4
+#   sudo scripts/pda-real-contest.sh -t 20s -T 30s -c 1,2    # shorter, without the BBR contest
+# Environment: DROPLESS (the binary; default target/release/dropless, built
+# if missing), PDA_PARAMS (more --param NAME=VALUE for PDA, comma-separated).
+set -euo pipefail
+# shellcheck source=scripts/netns-common.sh
+. "$(dirname "$0")/netns-common.sh"
+
+RATE=1Gbps
+DELAY=40ms
+BUFFER=10MB
+TIME=30s
+SHARE=60s
+LOSS=0.0001
+REPORT=
+CASES=1,2,3,4
+while getopts "t:T:L:o:c:h" o; do
+    case "$o" in
+    t) TIME=$OPTARG ;;
+    T) SHARE=$OPTARG ;;
+    L) LOSS=$OPTARG ;;
+    o) REPORT=$OPTARG ;;
+    c) CASES=$OPTARG ;;
+    *) usage ;;
+    esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 0 ] || usage
+secs() {
+    case "$1" in
+    *ms) echo "${1%ms} / 1000" | bc -l ;;
+    *s) echo "${1%s}" ;;
+    *) echo "error: a time like 30s, not '$1'" >&2; exit 2 ;;
+    esac
+}
+TIME_S=$(secs "$TIME")
+SHARE_S=$(secs "$SHARE")
+for tool in iperf3 python3 bc; do
+    command -v "$tool" >/dev/null || { echo "error: needs $tool (apt-get install $tool)" >&2; exit 2; }
+done
+need_root "TUN devices, network namespaces"
+find_dropless
+
+OUT=$(mktemp -d)
+trap 'path_down; rm -rf "$OUT"' EXIT
+
+# Raises the TCP and socket buffer limits in both namespaces.
+big_buffers() {
+    local ns
+    for ns in "$NS_S" "$NS_R"; do
+        ip netns exec "$ns" sysctl -q -w net.ipv4.tcp_rmem="4096 131072 67108864" \
+            net.ipv4.tcp_wmem="4096 131072 67108864" >/dev/null
+        ip netns exec "$ns" sysctl -q -w net.core.rmem_max=67108864 net.core.wmem_max=67108864 \
+            >/dev/null 2>&1 || sysctl -q -w net.core.rmem_max=67108864 net.core.wmem_max=67108864 >/dev/null
+    done
+}
+
+# dl NAME CC SECONDS: `dropless send --cc CC` for SECONDS, JSON with 1-s
+# intervals to $OUT/NAME.json.
+dl() {
+    local name=$1 cc=$2 t=$3 port=$((9100 + RANDOM % 800)) params=() kv
+    if [ "$cc" = pda ] && [ -n "${PDA_PARAMS:-}" ]; then
+        IFS=, read -r -a kvs <<<"$PDA_PARAMS"
+        for kv in "${kvs[@]}"; do params+=(--param "$kv"); done
+    fi
+    ip netns exec "$NS_R" "$BIN" recv "10.79.0.2:$port" --discard --timeout 30 >"$OUT/$name.recv" 2>&1 &
+    local rx=$!
+    sleep 0.3
+    ip netns exec "$NS_S" "$BIN" send "10.79.0.2:$port" --time "${t}s" --cc "$cc" "${params[@]}" \
+        --json -i 1s >"$OUT/$name.json" 2>"$OUT/$name.err" || { cat "$OUT/$name.err" >&2; return 1; }
+    wait "$rx" || { cat "$OUT/$name.recv" >&2; return 1; }
+}
+
+# kernel NAME CC SECONDS: iperf3 with the kernel's CC for SECONDS, JSON
+# with 1-s intervals to $OUT/NAME.json.
+kernel() {
+    local name=$1 cc=$2 t=$3 port=$((5200 + RANDOM % 800))
+    ip netns exec "$NS_R" iperf3 -s -1 -p "$port" >"$OUT/$name.srv" 2>&1 &
+    local srv=$!
+    sleep 0.3
+    ip netns exec "$NS_S" iperf3 -c 10.79.0.2 -p "$port" -t "$t" -C "$cc" -i 1 -J >"$OUT/$name.json" \
+        || { cat "$OUT/$name.json" >&2; return 1; }
+    wait "$srv" || true
+}
+
+# sim NAME FILE SECONDS [--set ...]: the simulator's run of FILE for
+# SECONDS, summary to $OUT/NAME.sim.json.
+sim() {
+    local name=$1 file=$2 t=$3
+    shift 3
+    "$BIN" run "$file" --set "duration=${t}s" "$@" --out "$OUT/$name.sim" --force >/dev/null
+    cp "$OUT/$name.sim/summary.json" "$OUT/$name.sim.json"
+}
+
+echo "path: $RATE each way, $DELAY one-way delay, $BUFFER drop-tail buffer" >"$OUT/path"
+case ",$CASES," in *,1,*)
+    echo "case 1: random loss $LOSS, each alone for $TIME" >&2
+    path_up --rate "$RATE" --delay "$DELAY" --buffer "$BUFFER" --loss "$LOSS"
+    big_buffers
+    dl loss-pda pda "$TIME_S"
+    kernel loss-cubic cubic "$TIME_S"
+    kernel loss-bbr bbr "$TIME_S"
+    path_down
+    mv "$OUT/emu" "$OUT/loss.emu"
+    sim loss-pda experiments/pda/random-loss.toml "$TIME_S" --set "topology.bottleneck.loss=$LOSS"
+    sim loss-cubic experiments/pda/random-loss.toml "$TIME_S" --set "topology.bottleneck.loss=$LOSS" \
+        --set "flows[0].cc=cubic"
+    sim loss-bbr experiments/pda/random-loss.toml "$TIME_S" --set "topology.bottleneck.loss=$LOSS" \
+        --set "flows[0].cc=bbr"
+    ;;
+esac
+for c in 2:cubic 3:bbr; do
+    case ",$CASES," in *,${c%%:*},*)
+        cc=${c#*:}
+        echo "case ${c%%:*}: PDA and kernel $cc together for $SHARE" >&2
+        path_up --rate "$RATE" --delay "$DELAY" --buffer "$BUFFER"
+        big_buffers
+        dl "share-$cc-pda" pda "$SHARE_S" &
+        p1=$!
+        kernel "share-$cc-tcp" "$cc" "$SHARE_S" &
+        p2=$!
+        wait "$p1" "$p2"
+        path_down
+        mv "$OUT/emu" "$OUT/share-$cc.emu"
+        sim "share-$cc" experiments/pda/contest.toml "$SHARE_S" --set "flows[1].cc=$cc"
+        ;;
+    esac
+done
+
+case ",$CASES," in *,4,*)
+    echo "case 4: BBR alone, kernel and dropless, for $TIME" >&2
+    path_up --rate "$RATE" --delay "$DELAY" --buffer "$BUFFER"
+    big_buffers
+    kernel alone-kbbr bbr "$TIME_S"
+    dl alone-dbbr bbr "$TIME_S"
+    path_down
+    mv "$OUT/emu" "$OUT/alone-bbr.emu"
+    sim alone-bbr experiments/pda/alone.toml "$TIME_S" --set "flows[0].cc=bbr"
+    ;;
+esac
+
+python3 - "$OUT" "$RATE" "$LOSS" "$TIME" "$SHARE" <<'EOF' | tee "${REPORT:-/dev/null}"
+import json, os, sys
+out, rate, loss, t, share = sys.argv[1:]
+def load(name):
+    p = os.path.join(out, name + ".json")
+    return json.load(open(p)) if os.path.exists(p) else None
+def emu(name):
+    p = os.path.join(out, name + ".emu")
+    return open(p).read().strip() if os.path.exists(p) else ""
+
+def pda_stats(j):
+    iv = [i["bytes_acked"] * 8 / (i["end_s"] - i["start_s"]) for i in j["intervals"]]
+    return {"mbps": j["goodput_bps"] / 1e6, "first5": sum(iv[:5]) / max(1, len(iv[:5])) / 1e6,
+            "sent": j["packets_sent"], "retx": j["retransmits"],
+            "per10k": 1e4 * j["retransmits"] / max(1, j["packets_sent"])}
+def tcp_stats(j):
+    mss = j["start"].get("tcp_mss_default") or 1448
+    sent = j["end"]["sum_sent"]["bytes"] / mss
+    retx = j["end"]["sum_sent"].get("retransmits", 0)
+    iv = [i["sum"]["bits_per_second"] for i in j["intervals"]]
+    return {"mbps": j["end"]["sum_received"]["bits_per_second"] / 1e6,
+            "first5": sum(iv[:5]) / max(1, len(iv[:5])) / 1e6,
+            "sent": round(sent), "retx": retx, "per10k": 1e4 * retx / max(1, sent)}
+def sim_stats(j, i=0):
+    f = j["flows"][i]
+    return {"mbps": f["goodput_bps"] / 1e6, "retx": f["retransmits"], "per10k": f["loss_per_10k"]}
+def jain(xs):
+    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
+
+print(f"# PDA against kernel TCP on an emulated {rate}, 80 ms path\n")
+print(open(os.path.join(out, "path")).read().strip() + ".\n")
+if load("loss-pda"):
+    print(f"## 1. Random loss {loss}, each alone for {t}\n")
+    print("| sender | goodput Mb/s | packets sent | retransmissions | per 10^4 packets | simulator: goodput Mb/s | simulator: per 10^4 |")
+    print("|---|---|---|---|---|---|---|")
+    rows = [("PDA (dropless send)", pda_stats(load("loss-pda")), load("loss-pda.sim")),
+            ("kernel CUBIC (iperf3)", tcp_stats(load("loss-cubic")), load("loss-cubic.sim")),
+            ("kernel BBR (iperf3)", tcp_stats(load("loss-bbr")), load("loss-bbr.sim"))]
+    for name, s, sj in rows:
+        ss = sim_stats(sj) if sj else None
+        sim = f"{ss['mbps']:.1f} | {ss['per10k']:.2f}" if ss else "- | -"
+        print(f"| {name} | {s['mbps']:.1f} | {s['sent']} | {s['retx']} | {s['per10k']:.2f} | {sim} |")
+    p, c, b = (r[1] for r in rows)
+    print()
+    print(f"- PDA at {p['mbps'] / 1000:.1%} of the link (bar: 90%); {p['mbps'] / c['mbps']:.2f}x kernel CUBIC (bar: 2x); "
+          f"{p['per10k']:.2f} retransmissions per 10^4 packets against kernel BBR's {b['per10k']:.2f} (bar: fewer).")
+    print(f"- emulator: {' / '.join(l.strip() for l in emu('loss').splitlines()[:2])}\n")
+for cc, title in (("cubic", "kernel CUBIC"), ("bbr", "kernel BBR")):
+    p, k = load(f"share-{cc}-pda"), load(f"share-{cc}-tcp")
+    if not (p and k):
+        continue
+    ps, ks = pda_stats(p), tcp_stats(k)
+    print(f"## PDA and {title} together for {share}, no random loss\n")
+    print("| sender | first 5 s Mb/s | whole run Mb/s | retransmissions | per 10^4 packets |")
+    print("|---|---|---|---|---|")
+    print(f"| PDA | {ps['first5']:.1f} | {ps['mbps']:.1f} | {ps['retx']} | {ps['per10k']:.2f} |")
+    print(f"| {title} | {ks['first5']:.1f} | {ks['mbps']:.1f} | {ks['retx']} | {ks['per10k']:.2f} |")
+    print()
+    print(f"- Jain's index over the run: {jain([ps['mbps'], ks['mbps']]):.3f} (bar: 0.9); first 5 s PDA/TCP {ps['first5'] / max(ks['first5'], 1e-9):.2f} (seed: 327/175 = 1.87).")
+    sj = load(f"share-{cc}.sim")
+    if sj:
+        a, b = sim_stats(sj, 0), sim_stats(sj, 1)
+        print(f"- simulator (PDA and {cc}, {share}): {a['mbps']:.1f} and {b['mbps']:.1f} Mb/s, Jain {jain([a['mbps'], b['mbps']]):.3f}; "
+              f"retransmissions per 10^4 packets {a['per10k']:.2f} and {b['per10k']:.2f}.")
+    print(f"- emulator: {' / '.join(l.strip() for l in emu('share-' + cc).splitlines()[:2])}\n")
+k, d, sj = load("alone-kbbr"), load("alone-dbbr"), load("alone-bbr.sim")
+if k and d:
+    print(f"## BBR alone for {t}, no random loss: the kernel's, dropless's over UDP, the simulator's\n")
+    print("| sender | goodput Mb/s | first 5 s Mb/s | retransmissions | per 10^4 packets |")
+    print("|---|---|---|---|---|")
+    for name, s in (("kernel BBR (iperf3)", tcp_stats(k)), ("dropless BBR (dropless send)", pda_stats(d))):
+        print(f"| {name} | {s['mbps']:.1f} | {s['first5']:.1f} | {s['retx']} | {s['per10k']:.2f} |")
+    if sj:
+        s = sim_stats(sj)
+        print(f"| dropless BBR (simulator) | {s['mbps']:.1f} | - | {s['retx']} | {s['per10k']:.2f} |")
+    print(f"\n- emulator: {' / '.join(l.strip() for l in emu('alone-bbr').splitlines()[:2])}\n")
+EOF
