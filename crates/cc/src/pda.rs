@@ -45,7 +45,12 @@
 //!   extended to every decade); if the queue stays, the competitor is not
 //!   yielding (not a PDA flow, e.g. TCP): the flow raises its pace by
 //!   `probe_gain` x C per round towards an even share of the capacity,
-//!   and stops treating losses in that full queue as its own.
+//!   and stops treating losses in that full queue as its own. A round in
+//!   which a queue comes and goes (neither standing nor quiet: a TCP
+//!   sawtooth, BBR's gain cycle) keeps what was yielded and, once
+//!   balancing, keeps raising the pace: a competitor that never lets the
+//!   queue go quiet would otherwise starve the flow (against BBR v1 it
+//!   fell to 5 Mb/s of 1 Gb/s before this rule; docs/reports/pda.md).
 //! * **Probing**: after `probe_rounds` quiet rounds (RTT within
 //!   `q_thresh / 2` of the base) the rate rises by `probe_gain`.
 //!
@@ -348,8 +353,21 @@ impl Pda {
                         self.set_rate(r);
                     }
                 } else {
-                    self.yielded = 0;
+                    // A queue that comes and goes (another sender's probing:
+                    // a TCP sawtooth, BBR's gain cycle): not quiet, so no
+                    // probe, but not a reason to forget what was yielded
+                    // either; a flow already balancing keeps raising its
+                    // pace, or a prober that never lets the queue go quiet
+                    // would starve it.
                     self.quiet = 0;
+                    if self.competing {
+                        let c = self.capacity();
+                        let fair = c / 2.0;
+                        if self.rate < fair {
+                            let r = (self.rate + self.cfg.probe_gain * c).min(fair);
+                            self.set_rate(r);
+                        }
+                    }
                 }
                 if self.since_loss >= self.cfg.mbs_grow_rounds {
                     self.since_loss = 0;
