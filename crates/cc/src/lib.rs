@@ -15,6 +15,7 @@
 //! | ACWAP (seed 004) around HighSpeed, Scalable or BIC | the inner window, with `a(w) = 1` near `RTT_max` | cwnd/`R_C` | none | [`acwap::IncreaseOverride`] on the inner controller |
 //! | delay-based (Vegas, FAST) | yes | optional | none | RTT samples in [`AckSample`]; FAST's periodic update is driven by ACK arrivals and time |
 //! | rate-based (TCP-Madison, seed 002) | a cap (or 0 to quiesce) | the computed `S_target` | 1 | [`PacketFlags::ACK_REQUEST`] probes and [`PacketFlags::PAIR`] pairs from [`Controller::on_send`]; `pair_dispersion` in [`AckSample`]; a timer for probe spacing and quiescing |
+//! | open-loop (constant rate) | none | fixed | fixed | none: the stream of seed 001's MBS figures |
 //! | model-based (BBR v1) | 2 x BtlBw x RTprop (4 in ProbeRTT) | gain x BtlBw | a TSO burst (1 ms of data, at most 64 KB) | delivery-rate samples ([`AckSample::delivery_interval`]); loss only trims the window |
 //! | burst-paced (packet-drop avoidance, seeds 000/001) | a cap | average rate = burst/gap | the MBS | dispersion and RTT trend in [`AckSample`]; loss ignored for rate |
 //!
@@ -27,6 +28,7 @@
 pub mod acwap;
 pub mod bbr;
 pub mod bic;
+pub mod constant_rate;
 pub mod cubic;
 pub mod estimator;
 pub mod fast;

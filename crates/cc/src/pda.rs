@@ -38,7 +38,11 @@
 //! * **Loss is retransmitted, not punished**: a loss while the queueing
 //!   delay is below `q_thresh` (random or AQM loss: the bandwidth estimate
 //!   does not confirm congestion) changes nothing; a loss with the queue
-//!   high cuts the MBS to 3/4 and the rate to the delivery rate.
+//!   high cuts the MBS to 3/4 and the rate to the delivery rate. So does a
+//!   round that loses more than `loss_confirm` (2 %) of its packets: a
+//!   buffer shallower than `q_thresh` overflows without the delay showing
+//!   it, but the delivery rate then falls short of the sending rate by the
+//!   loss, which random loss up to 1e-2 does not do.
 //! * **Sharing ("shuffle")**: when a standing queue appears in cruise (new
 //!   traffic), the flow yields a step of its rate from the seed's table
 //!   ([`yield_step`]: 500-999 Mb/s yields 200, 150-499 yields 100,
@@ -98,6 +102,12 @@ pub struct PdaConfig {
     pub shuffle: bool,
     /// Flight cap: this many rate x RTT, plus one burst (2).
     pub cwnd_gain: f64,
+    /// Fraction of a round's packets lost (with at least 3 lost) that
+    /// confirms congestion whatever the queueing delay (0.02): a buffer
+    /// shallower than the delay threshold overflows without the delay
+    /// ever showing it, and the delivery rate is then below the sending
+    /// rate by that fraction. Random loss below it is only retransmitted.
+    pub loss_confirm: f64,
 }
 
 impl Default for PdaConfig {
@@ -116,6 +126,7 @@ impl Default for PdaConfig {
             cap_window: 10,
             shuffle: true,
             cwnd_gain: 2.0,
+            loss_confirm: 0.02,
         }
     }
 }
@@ -185,6 +196,9 @@ pub struct Pda {
     round_start: Time,
     round_delivered: u64,
     round_bytes: f64,
+    /// Packets acknowledged and declared lost in the current round.
+    round_acked: u64,
+    round_lost: u64,
     round_min_rtt: Time,
     round_max_rtt: Time,
     round_rate: f64,
@@ -224,6 +238,8 @@ impl Pda {
             round_start: 0,
             round_delivered: 0,
             round_bytes: 0.0,
+            round_acked: 0,
+            round_lost: 0,
             round_min_rtt: Time::MAX,
             round_max_rtt: 0,
             round_rate: 0.0,
@@ -296,6 +312,16 @@ impl Pda {
         let qt = self.q_thresh();
         self.rounds += 1;
         self.since_loss += 1;
+        let sent = self.round_acked + self.round_lost;
+        if !self.competing
+            && self.round_lost >= 3
+            && self.round_lost as f64 > self.cfg.loss_confirm * sent as f64
+        {
+            // Loss the delivery rate confirms (a shallow buffer overflowing
+            // below the delay threshold): the burst was above the MBS and
+            // the rate above what is available.
+            self.congestion(d);
+        }
         match self.phase {
             Phase::Startup => {
                 if d >= 0.8 * self.round_rate || self.round_rate == 0.0 {
@@ -378,9 +404,29 @@ impl Pda {
         self.round_start = now;
         self.round_delivered = ack.delivered;
         self.round_bytes = 0.0;
+        self.round_acked = 0;
+        self.round_lost = 0;
         self.round_min_rtt = Time::MAX;
         self.round_max_rtt = 0;
         self.round_rate = self.rate;
+    }
+}
+
+impl Pda {
+    /// A congestion loss: the burst was above the MBS and the rate above
+    /// the available bandwidth; `delivered` (bytes/s) is what got through.
+    fn congestion(&mut self, delivered: f64) {
+        self.burst = (self.burst * 3 / 4).max(2);
+        self.since_loss = 0;
+        if delivered > 0.0 {
+            let r = self.rate.min(delivered) * (1.0 - self.cfg.margin);
+            self.set_rate(r);
+        }
+        if self.phase == Phase::Startup {
+            self.avail = self.rate;
+            self.drain_rounds = 0;
+            self.phase = Phase::Drain;
+        }
     }
 }
 
@@ -410,6 +456,8 @@ impl Controller for Pda {
     fn on_ack(&mut self, now: Time, ack: &AckSample) {
         self.on_burst_ack(now, ack);
         self.round_bytes += ack.newly_acked as f64 * self.wire;
+        self.round_acked += ack.newly_acked as u64;
+        self.round_lost += ack.newly_lost as u64;
         self.srtt = ack.srtt;
         if let Some(rtt) = ack.rtt {
             self.last_rtt = rtt;
@@ -470,17 +518,7 @@ impl Controller for Pda {
             return;
         }
         // Congestion loss: the burst was above the MBS, the rate above A.
-        self.burst = (self.burst * 3 / 4).max(2);
-        self.since_loss = 0;
-        if self.delivered_rate > 0.0 {
-            let r = self.rate.min(self.delivered_rate) * (1.0 - self.cfg.margin);
-            self.set_rate(r);
-        }
-        if self.phase == Phase::Startup {
-            self.avail = self.rate;
-            self.drain_rounds = 0;
-            self.phase = Phase::Drain;
-        }
+        self.congestion(self.delivered_rate);
     }
 
     fn on_rto(&mut self, _now: Time) {

@@ -324,6 +324,7 @@ static SPECS: &[CcSpec] = &[
             "cap_window" = 10.0, "rounds the capacity estimate keeps its maximum over";
             "shuffle" = 1.0, "1: yield a step of the rate from the seed's table when new traffic appears";
             "cwnd_gain" = 2.0, "flight cap: this many rate x RTT, plus one burst";
+            "loss_confirm" = 0.02, "fraction of a round's packets lost (3 or more) that confirms congestion whatever the delay, in (0, 1]";
         ),
     },
     CcSpec {
@@ -339,6 +340,14 @@ static SPECS: &[CcSpec] = &[
             "full_bw_count" = 3.0, "rounds without that growth that end Startup";
             "pacing_margin" = 0.01, "pace this fraction below the model's rate, in [0, 1)";
             "extra_acked_gain" = 1.0, "gain of the ACK-aggregation window allowance (0: off)";
+        ),
+    },
+    CcSpec {
+        name: "cbr",
+        help: "a constant-rate sender: bursts of `burst` packets at an average of `rate` bits/s (wire bytes), never changed by loss or delay (seed 001's open-loop stream of Figs. 1-4; iperf3 -u -b); lost packets are retransmitted",
+        params: params!(rto_cwnd = 1.0;
+            "rate" = 100e6, "average rate, bits/s on the wire, in (0, 1e14]";
+            "burst" = 1.0, "packets per burst, a whole number in [1, 65536]";
         ),
     },
 ];
@@ -664,6 +673,18 @@ pub fn build(
                 info.wire_size,
             ))
         }
+        "cbr" => {
+            if paced {
+                return Err(v.bad("paced", 1.0, "must be 0: cbr paces by itself"));
+            }
+            let rate = v.check("rate", |x| x > 0.0 && x <= 1e14, "in (0, 1e14] bits/s")?;
+            let burst = v.check(
+                "burst",
+                |x| (1.0..=65536.0).contains(&x) && x.fract() == 0.0,
+                "a whole number in [1, 65536]",
+            )?;
+            Box::new(crate::constant_rate::ConstantRate::new(rate, burst as u32))
+        }
         "bbr" => {
             if paced {
                 return Err(v.bad("paced", 1.0, "must be 0: BBR paces by itself"));
@@ -759,6 +780,7 @@ pub fn build(
                         |x| (1.0..=100.0).contains(&x),
                         "in [1, 100]",
                     )?,
+                    loss_confirm: v.check("loss_confirm", |x| x > 0.0 && x <= 1.0, "in (0, 1]")?,
                 },
                 info,
             ))
@@ -846,12 +868,18 @@ mod tests {
                 "madison",
                 "madison-paper",
                 "pda",
-                "bbr"
+                "bbr",
+                "cbr"
             ]
         );
         for s in all() {
             let c = build(s.name, &[], &ConnInfo::default()).unwrap();
             assert_eq!(c.name(), s.name);
+            if s.name == "cbr" {
+                assert_eq!(c.control().cwnd, None);
+                assert_eq!(c.control().pacing_rate, Some(100e6 / 8.0));
+                continue;
+            }
             if s.name == "bbr" {
                 // Paced from the start (Linux: high_gain x cwnd per 1 ms).
                 assert_eq!(c.control().cwnd, Some(10.0));
