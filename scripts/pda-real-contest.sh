@@ -14,6 +14,7 @@
 #   3. The same with kernel BBR.
 #   4. BBR alone without random loss for TIME, three ways: the kernel's
 #      (iperf3), dropless's BBR over `dropless send`, and the simulator's.
+#   5. The same with CUBIC (HyStart on in all three).
 #
 # Needs root, iproute2, iperf3 and python3; the namespaces' TCP buffer
 # limits are raised to 64 MB so that kernel TCP is not window-limited by the
@@ -36,7 +37,7 @@ TIME=30s
 SHARE=60s
 LOSS=0.0001
 REPORT=
-CASES=1,2,3,4
+CASES=1,2,3,4,5
 while getopts "t:T:L:o:c:h" o; do
     case "$o" in
     t) TIME=$OPTARG ;;
@@ -150,17 +151,20 @@ for c in 2:cubic 3:bbr; do
     esac
 done
 
-case ",$CASES," in *,4,*)
-    echo "case 4: BBR alone, kernel and dropless, for $TIME" >&2
-    path_up --rate "$RATE" --delay "$DELAY" --buffer "$BUFFER"
-    big_buffers
-    kernel alone-kbbr bbr "$TIME_S"
-    dl alone-dbbr bbr "$TIME_S"
-    path_down
-    mv "$OUT/emu" "$OUT/alone-bbr.emu"
-    sim alone-bbr experiments/pda/alone.toml "$TIME_S" --set "flows[0].cc=bbr"
-    ;;
-esac
+for c in 4:bbr 5:cubic; do
+    case ",$CASES," in *,${c%%:*},*)
+        cc=${c#*:}
+        echo "case ${c%%:*}: $cc alone, kernel and dropless, for $TIME" >&2
+        path_up --rate "$RATE" --delay "$DELAY" --buffer "$BUFFER"
+        big_buffers
+        kernel "alone-k$cc" "$cc" "$TIME_S"
+        dl "alone-d$cc" "$cc" "$TIME_S"
+        path_down
+        mv "$OUT/emu" "$OUT/alone-$cc.emu"
+        sim "alone-$cc" experiments/pda/alone.toml "$TIME_S" --set "flows[0].cc=$cc"
+        ;;
+    esac
+done
 
 python3 - "$OUT" "$RATE" "$LOSS" "$TIME" "$SHARE" <<'EOF' | tee "${REPORT:-/dev/null}"
 import json, os, sys
@@ -227,15 +231,17 @@ for cc, title in (("cubic", "kernel CUBIC"), ("bbr", "kernel BBR")):
         print(f"- simulator (PDA and {cc}, {share}): {a['mbps']:.1f} and {b['mbps']:.1f} Mb/s, Jain {jain([a['mbps'], b['mbps']]):.3f}; "
               f"retransmissions per 10^4 packets {a['per10k']:.2f} and {b['per10k']:.2f}.")
     print(f"- emulator: {' / '.join(l.strip() for l in emu('share-' + cc).splitlines()[:2])}\n")
-k, d, sj = load("alone-kbbr"), load("alone-dbbr"), load("alone-bbr.sim")
-if k and d:
-    print(f"## BBR alone for {t}, no random loss: the kernel's, dropless's over UDP, the simulator's\n")
+for cc, title in (("bbr", "BBR"), ("cubic", "CUBIC")):
+    k, d, sj = load(f"alone-k{cc}"), load(f"alone-d{cc}"), load(f"alone-{cc}.sim")
+    if not (k and d):
+        continue
+    print(f"## {title} alone for {t}, no random loss: the kernel's, dropless's over UDP, the simulator's\n")
     print("| sender | goodput Mb/s | first 5 s Mb/s | retransmissions | per 10^4 packets |")
     print("|---|---|---|---|---|")
-    for name, s in (("kernel BBR (iperf3)", tcp_stats(k)), ("dropless BBR (dropless send)", pda_stats(d))):
+    for name, s in ((f"kernel {title} (iperf3)", tcp_stats(k)), (f"dropless {title} (dropless send)", pda_stats(d))):
         print(f"| {name} | {s['mbps']:.1f} | {s['first5']:.1f} | {s['retx']} | {s['per10k']:.2f} |")
     if sj:
         s = sim_stats(sj)
-        print(f"| dropless BBR (simulator) | {s['mbps']:.1f} | - | {s['retx']} | {s['per10k']:.2f} |")
-    print(f"\n- emulator: {' / '.join(l.strip() for l in emu('alone-bbr').splitlines()[:2])}\n")
+        print(f"| dropless {title} (simulator) | {s['mbps']:.1f} | - | {s['retx']} | {s['per10k']:.2f} |")
+    print(f"\n- emulator: {' / '.join(l.strip() for l in emu('alone-' + cc).splitlines()[:2])}\n")
 EOF

@@ -575,6 +575,10 @@ impl Controller for Bbr {
         self.round_start = true;
     }
 
+    fn wants_delivery_rate(&self) -> bool {
+        true
+    }
+
     fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {
         out.push(("btl_bw_bps", self.btl_bw() * self.wire * 8.0));
         out.push(("rtprop_s", self.min_rtt.map_or(0.0, crate::secs)));

@@ -659,6 +659,9 @@ impl<C: Controller> Controller for Estimated<C> {
         self.est.trace(self.rate, out);
         out.push(("est_p", self.loss.p));
     }
+    fn wants_delivery_rate(&self) -> bool {
+        self.inner.wants_delivery_rate()
+    }
 }
 
 #[cfg(test)]

@@ -144,7 +144,8 @@ pub struct AckSample {
     /// that `(delivered - delivered_at_send) / delivery_interval` is the
     /// delivery rate in packets per nanosecond. 0 when the ACK gives no
     /// sample (nothing newly delivered, no echo, or an interval below the
-    /// minimum RTT).
+    /// minimum RTT), and always 0 for a controller whose
+    /// [`Controller::wants_delivery_rate`] is false.
     pub delivery_interval: Time,
     /// Packets in flight when the acknowledged packet was sent (FAST's
     /// "window one RTT ago", ns-2 `avg_cwnd_last_RTT_`).
@@ -263,6 +264,14 @@ pub trait Controller: Send {
     /// Named internal variables for traces (e.g. `("alpha", 200.0)`), written
     /// into `out`; the default reports nothing.
     fn trace_vars(&self, _out: &mut Vec<(&'static str, f64)>) {}
+
+    /// Whether this controller reads delivery-rate samples
+    /// ([`AckSample::delivery_interval`]). The transport keeps the per-packet
+    /// state behind them only for controllers that do (false by default), so
+    /// that the others pay nothing for it on the hot path.
+    fn wants_delivery_rate(&self) -> bool {
+        false
+    }
 }
 
 /// Slow-start threshold helper shared by the loss-based controllers:

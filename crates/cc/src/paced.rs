@@ -97,6 +97,10 @@ impl<C: Controller> Controller for Paced<C> {
             out.push(("pacing_rate", rate));
         }
     }
+
+    fn wants_delivery_rate(&self) -> bool {
+        self.inner.wants_delivery_rate()
+    }
 }
 
 /// Lets boxed controllers be wrapped (`Paced<Box<dyn Controller>>`) and
@@ -131,6 +135,9 @@ impl<T: Controller + ?Sized> Controller for Box<T> {
     }
     fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {
         (**self).trace_vars(out)
+    }
+    fn wants_delivery_rate(&self) -> bool {
+        (**self).wants_delivery_rate()
     }
 }
 

@@ -315,10 +315,6 @@ struct SentPkt {
     sent_time: Time,
     tx_index: u64,
     delivered_at_send: u64,
-    /// The sender's `delivered_time` when this transmission left.
-    delivered_time_at_send: Time,
-    /// The sender's `first_sent_time` when this transmission left.
-    first_sent_at_send: Time,
     in_flight_at_send: u32,
     len: u32,
     state: PktState,
@@ -348,6 +344,12 @@ pub struct Sender {
     next_seq: u64,
     /// Scoreboard for packets `[snd_una, next_seq)`.
     pkts: VecDeque<SentPkt>,
+    /// For delivery-rate samples, beside `pkts` (only when `rate_samples`):
+    /// the sender's `delivered_time` and `first_sent_time` when each
+    /// packet's latest transmission left.
+    rate_stamps: VecDeque<(Time, Time)>,
+    /// Packet number of `rate_stamps[0]`.
+    rate_stamps_base: u64,
     /// Packet numbers reported by SACK (above `snd_una`).
     sacked: RangeSet,
     /// Transmissions in the order they left: (tx_index, seq).
@@ -358,6 +360,9 @@ pub struct Sender {
     highest_delivered_tx: u64,
     in_flight: u32,
     delivered: u64,
+    /// The controller reads delivery-rate samples
+    /// ([`Controller::wants_delivery_rate`]): keep their per-packet state.
+    rate_samples: bool,
     /// When `delivered` last grew, or the flight restarted from empty
     /// (Linux `delivered_mstamp`, for delivery-rate samples).
     delivered_time: Time,
@@ -426,6 +431,7 @@ impl Sender {
             None => (None, cfg.mss),
         };
         let ctl = cc.control();
+        let rate_samples = cc.wants_delivery_rate();
         let mut pacer = Pacer::default();
         pacer.reset(now);
         Sender {
@@ -440,6 +446,8 @@ impl Sender {
             snd_una: 0,
             next_seq: 0,
             pkts: VecDeque::new(),
+            rate_stamps: VecDeque::new(),
+            rate_stamps_base: 0,
             sacked: RangeSet::new(),
             tx_order: VecDeque::new(),
             lost_queue: VecDeque::new(),
@@ -447,6 +455,7 @@ impl Sender {
             highest_delivered_tx: 0,
             in_flight: 0,
             delivered: 0,
+            rate_samples,
             delivered_time: now,
             first_sent_time: now,
             in_recovery: false,
@@ -759,8 +768,6 @@ impl Sender {
                     sent_time: now,
                     tx_index: 0,
                     delivered_at_send: 0,
-                    delivered_time_at_send: 0,
-                    first_sent_at_send: 0,
                     in_flight_at_send: 0,
                     len,
                     state: PktState::InFlight,
@@ -785,13 +792,9 @@ impl Sender {
         let tx_index = self.tx_counter;
         let delivered = self.delivered;
         let in_flight = self.in_flight;
-        if in_flight == 0 {
-            // A flight starting from empty: the rate sample's intervals
-            // start now, not at the last delivery (Linux tcp_rate.c).
-            self.first_sent_time = now;
-            self.delivered_time = now;
+        if self.rate_samples {
+            self.rate_stamp(now, seq, in_flight);
         }
-        let (delivered_time, first_sent) = (self.delivered_time, self.first_sent_time);
         let back_to_back = self.last_tx_time == Some(now);
         self.last_tx_time = Some(now);
         let slot = self.slot(seq);
@@ -799,8 +802,6 @@ impl Sender {
         slot.back_to_back = back_to_back;
         slot.tx_index = tx_index;
         slot.delivered_at_send = delivered;
-        slot.delivered_time_at_send = delivered_time;
-        slot.first_sent_at_send = first_sent;
         slot.in_flight_at_send = in_flight + 1;
         slot.state = PktState::InFlight;
         slot.retransmitted |= retransmit;
@@ -985,6 +986,63 @@ impl Sender {
         }
     }
 
+    /// Records the rate-sample state when packet `seq` leaves (Linux
+    /// tcp_rate.c `tcp_rate_skb_sent`); `in_flight` is the flight before it.
+    /// Out of line: only controllers that want delivery-rate samples
+    /// ([`Controller::wants_delivery_rate`]) pay for them.
+    #[inline(never)]
+    fn rate_stamp(&mut self, now: Time, seq: u64, in_flight: u32) {
+        if in_flight == 0 {
+            // A flight starting from empty: the sample's intervals start
+            // now, not at the last delivery.
+            self.first_sent_time = now;
+            self.delivered_time = now;
+        }
+        let stamp = (self.delivered_time, self.first_sent_time);
+        let i = (seq - self.rate_stamps_base) as usize;
+        if i == self.rate_stamps.len() {
+            self.rate_stamps.push_back(stamp);
+        } else {
+            self.rate_stamps[i] = stamp;
+        }
+    }
+
+    /// The delivery-rate interval of an ACK (Linux tcp_rate.c, as BBR reads
+    /// it) that newly delivered `acked` packets: from the transmission that
+    /// triggered it (`echo_seq`, sent at `echo_sent`), the packets delivered
+    /// since it left over the longer of its send interval and its ACK
+    /// interval; none (0) below the minimum RTT (ACK compression). Then
+    /// forgets the stamps of packets below `snd_una`.
+    #[inline(never)]
+    fn rate_sample(
+        &mut self,
+        now: Time,
+        echo_seq: u64,
+        echo_sent: Option<Time>,
+        acked: u32,
+    ) -> Time {
+        let mut delivery_interval = 0;
+        if acked > 0 {
+            let i = echo_seq.wrapping_sub(self.rate_stamps_base) as usize;
+            if let (Some(sent), Some(&(delivered_time_at_send, first_sent_at_send))) =
+                (echo_sent, self.rate_stamps.get(i))
+            {
+                let send_elapsed = sent.saturating_sub(first_sent_at_send);
+                let ack_elapsed = now.saturating_sub(delivered_time_at_send);
+                let interval = send_elapsed.max(ack_elapsed);
+                if !self.rtt.has_sample() || interval >= self.rtt.min_rtt() {
+                    delivery_interval = interval;
+                }
+                self.first_sent_time = self.first_sent_time.max(sent);
+            }
+            self.delivered_time = now;
+        }
+        let gone = ((self.snd_una - self.rate_stamps_base) as usize).min(self.rate_stamps.len());
+        self.rate_stamps.drain(..gone);
+        self.rate_stamps_base = self.snd_una;
+        delivery_interval
+    }
+
     /// Processes an acknowledgement.
     pub fn handle_ack(&mut self, now: Time, ack: &AckPacket) {
         if ack.cum_ack > self.next_seq {
@@ -998,6 +1056,7 @@ impl Sender {
         } else {
             None
         };
+
         let echo_tx = (ack.echo_seq, ack.ts_echo);
         let mut hi_tx = 0u64;
         let mut acked = 0u32;
@@ -1014,6 +1073,7 @@ impl Sender {
             self.stats.bytes_acked += p.len as u64;
             self.snd_una += 1;
         }
+
         if cum_advanced {
             self.sacked.remove_below(self.snd_una);
         }
@@ -1034,23 +1094,11 @@ impl Sender {
         self.sacked = sacked;
         self.delivered += acked as u64;
         self.stats.packets_delivered += acked as u64;
-        // Delivery-rate sample (Linux tcp_rate.c, as BBR reads it): from
-        // the transmission that triggered this ACK, the packets delivered
-        // since it left over the longer of its send interval and its ACK
-        // interval; none below the minimum RTT (ACK compression).
-        let mut delivery_interval = 0;
-        if acked > 0 {
-            if let Some(p) = echo {
-                let send_elapsed = p.sent_time.saturating_sub(p.first_sent_at_send);
-                let ack_elapsed = now.saturating_sub(p.delivered_time_at_send);
-                let interval = send_elapsed.max(ack_elapsed);
-                if !self.rtt.has_sample() || interval >= self.rtt.min_rtt() {
-                    delivery_interval = interval;
-                }
-                self.first_sent_time = self.first_sent_time.max(p.sent_time);
-            }
-            self.delivered_time = now;
-        }
+        let delivery_interval = if self.rate_samples {
+            self.rate_sample(now, ack.echo_seq, echo.map(|p| p.sent_time), acked)
+        } else {
+            0
+        };
         self.highest_delivered_tx = self.highest_delivered_tx.max(hi_tx);
 
         // RTT sample from the echoed timestamp (RFC 7323 style: valid for
@@ -1329,6 +1377,9 @@ mod tests {
         }
         fn on_congestion_event(&mut self, _now: Time, _ev: &CongestionEvent) {}
         fn on_rto(&mut self, _now: Time) {}
+        fn wants_delivery_rate(&self) -> bool {
+            true
+        }
     }
 
     /// A window of 200 packets over a bottleneck of 1000 packets/s and a
