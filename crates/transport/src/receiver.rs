@@ -96,12 +96,24 @@ pub struct Receiver {
     last_flags: PacketFlags,
     pair_first: Option<(u64, Time)>,
     pair_dispersion: Time,
+    /// The arrival times handed in are not the datagrams' own (a GRO batch
+    /// shares one): measure no pair dispersion from them.
+    untimed: bool,
     fin_seq: Option<u64>,
     fin_len: u32,
     stats: ReceiverStats,
 }
 
 impl Receiver {
+    /// Says whether the arrival times given to the next [`Receiver::handle_data`]
+    /// calls are the datagrams' own (true, the default) or shared by a batch
+    /// (false: a GRO batch of the UDP driver). Packet pairs are timed only
+    /// from their own arrivals: a batch's shared time would make a pair's
+    /// dispersion zero, a capacity without bound.
+    pub fn set_arrivals_timed(&mut self, timed: bool) {
+        self.untimed = !timed;
+    }
+
     /// Creates a receiver for connection `conn` with packets of `mss` payload bytes.
     pub fn new(conn: u32, mss: u32, policy: AckPolicy) -> Self {
         Receiver {
@@ -120,6 +132,7 @@ impl Receiver {
             last_flags: PacketFlags::NONE,
             pair_first: None,
             pair_dispersion: 0,
+            untimed: false,
             fin_seq: None,
             fin_len: 0,
             stats: ReceiverStats::default(),
@@ -154,12 +167,13 @@ impl Receiver {
             self.fin_seq = Some(p.seq);
             self.fin_len = p.len;
         }
-        // Packet-pair dispersion (seed 002 §4.2; seeds 000/001).
+        // Packet-pair dispersion (seed 002 §4.2; seeds 000/001), only from
+        // arrival times that are the datagrams' own.
         if p.flags.contains(PacketFlags::PAIR) {
-            self.pair_first = Some((p.seq, now));
+            self.pair_first = (!self.untimed).then_some((p.seq, now));
         } else if p.flags.contains(PacketFlags::PAIR_SECOND) {
             if let Some((s, t)) = self.pair_first.take() {
-                if s + 1 == p.seq {
+                if s + 1 == p.seq && !self.untimed {
                     self.pair_dispersion = (now - t).max(1);
                 }
             }
@@ -383,6 +397,19 @@ mod tests {
         // In order with no hole: delayed again.
         r.handle_data(4, &pkt(4, PacketFlags::NONE));
         assert!(r.poll_ack(4).is_none());
+    }
+
+    #[test]
+    fn untimed_arrivals_give_no_pair_dispersion() {
+        let mut r = Receiver::new(1, 1000, AckPolicy::EveryPacket);
+        r.set_arrivals_timed(false);
+        r.handle_data(20, &pkt(0, PacketFlags::PAIR));
+        r.handle_data(20, &pkt(1, PacketFlags::PAIR_SECOND));
+        assert_eq!(r.poll_ack(20).map(|a| a.pair_dispersion), Some(0));
+        r.set_arrivals_timed(true);
+        r.handle_data(30, &pkt(2, PacketFlags::PAIR));
+        r.handle_data(42, &pkt(3, PacketFlags::PAIR_SECOND));
+        assert_eq!(r.poll_ack(42).map(|a| a.pair_dispersion), Some(12));
     }
 
     #[test]

@@ -234,6 +234,7 @@ pub fn recv_on(
                 c.check(&p, mss)?;
                 c.last_heard = now;
                 last_data_at = now;
+                c.rx.set_arrivals_timed(arrival.is_some());
                 let arrival = c.rx.handle_data(now, &p);
                 if arrival.is_new && !payload.is_empty() {
                     if let Some(part) = &part {
