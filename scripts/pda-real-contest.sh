@@ -15,6 +15,10 @@
 #   4. BBR alone without random loss for TIME, three ways: the kernel's
 #      (iperf3), dropless's BBR over `dropless send`, and the simulator's.
 #   5. The same with CUBIC (HyStart on in all three).
+#   6. `dropless probe` for TIME (at most 10 s) on the path without cross
+#      traffic and with 50 % Poisson cross traffic (--cross poisson:500Mbps
+#      at 1 Gb/s), against the truth: capacity 1 Gb/s, available bandwidth
+#      the rate less the cross traffic.
 #
 # Needs root, iproute2, iperf3 and python3; the namespaces' TCP buffer
 # limits are raised to 64 MB so that kernel TCP is not window-limited by the
@@ -37,7 +41,7 @@ TIME=30s
 SHARE=60s
 LOSS=0.0001
 REPORT=
-CASES=1,2,3,4,5
+CASES=1,2,3,4,5,6
 while getopts "t:T:L:o:c:h" o; do
     case "$o" in
     t) TIME=$OPTARG ;;
@@ -166,6 +170,37 @@ for c in 4:bbr 5:cubic; do
     esac
 done
 
+# probe NAME: `dropless probe --json` for up to 10 s to a receiver.
+probe() {
+    local name=$1 port=$((9900 + RANDOM % 90)) t
+    t=$(echo "if ($TIME_S < 10) $TIME_S else 10" | bc)
+    ip netns exec "$NS_R" "$BIN" recv "10.79.0.2:$port" --discard --timeout 30 >"$OUT/$name.recv" 2>&1 &
+    local rx=$!
+    sleep 0.3
+    ip netns exec "$NS_S" "$BIN" probe "10.79.0.2:$port" --time "${t}s" --json >"$OUT/$name.json" \
+        2>"$OUT/$name.err" || { cat "$OUT/$name.err" >&2; return 1; }
+    wait "$rx" || true
+}
+
+case ",$CASES," in *,6,*)
+    echo "case 6: dropless probe, without and with 50 % Poisson cross traffic" >&2
+    for c in none:0 poisson:0.5; do
+        kind=${c%%:*}
+        frac=${c#*:}
+        args=(--rate "$RATE" --delay "$DELAY" --buffer "$BUFFER")
+        if [ "$kind" != none ]; then
+            xr=$(python3 -c "import sys; print(int(float(sys.argv[1]) * $frac))" "$(echo "$RATE" | sed 's/Gbps/e9/; s/Mbps/e6/')")
+            args+=(--cross "$kind:${xr}bps")
+        fi
+        path_up "${args[@]}"
+        probe "probe-$kind"
+        path_down
+        mv "$OUT/emu" "$OUT/probe-$kind.emu"
+        echo "$frac" >"$OUT/probe-$kind.frac"
+    done
+    ;;
+esac
+
 python3 - "$OUT" "$RATE" "$LOSS" "$TIME" "$SHARE" <<'EOF' | tee "${REPORT:-/dev/null}"
 import json, os, sys
 out, rate, loss, t, share = sys.argv[1:]
@@ -231,6 +266,22 @@ for cc, title in (("cubic", "kernel CUBIC"), ("bbr", "kernel BBR")):
         print(f"- simulator (PDA and {cc}, {share}): {a['mbps']:.1f} and {b['mbps']:.1f} Mb/s, Jain {jain([a['mbps'], b['mbps']]):.3f}; "
               f"retransmissions per 10^4 packets {a['per10k']:.2f} and {b['per10k']:.2f}.")
     print(f"- emulator: {' / '.join(l.strip() for l in emu('share-' + cc).splitlines()[:2])}\n")
+cap = float(rate.replace("Gbps", "e9").replace("Mbps", "e6"))
+for kind in ("none", "poisson"):
+    j = load(f"probe-{kind}")
+    if not j:
+        continue
+    frac = float(open(os.path.join(out, f"probe-{kind}.frac")).read())
+    e = j["end"]
+    if kind == "none":
+        print(f"## dropless probe ({j['start']['time_s']:.0f} s)\n")
+        print("| cross traffic | capacity (truth) | error | available (truth) | error | MBS | base RTT ms |")
+        print("|---|---|---|---|---|---|---|")
+    c, a = e["capacity_bps"] or 0, e["available_bps"] or 0
+    truth_a = cap * (1 - frac)
+    print(f"| {'none' if kind == 'none' else f'Poisson {frac:.0%}'} | {c / 1e6:.1f} Mb/s ({cap / 1e6:.0f}) | {100 * (c / cap - 1):+.1f} % "
+          f"| {a / 1e6:.1f} Mb/s ({truth_a / 1e6:.0f}) | {100 * (a / truth_a - 1):+.1f} % | {e['mbs_packets']} | {1e3 * (e['base_rtt_s'] or 0):.2f} |")
+print()
 for cc, title in (("bbr", "BBR"), ("cubic", "CUBIC")):
     k, d, sj = load(f"alone-k{cc}"), load(f"alone-d{cc}"), load(f"alone-{cc}.sim")
     if not (k and d):

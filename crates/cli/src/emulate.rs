@@ -1,7 +1,7 @@
 //! `dropless emulate`: a bottleneck link in user space between two TUN
 //! devices (`dropless_emu`), for real transfers over a long fat path.
 
-use dropless_emu::{Link, LinkConfig};
+use dropless_emu::{CrossConfig, CrossKind, Link, LinkConfig};
 use dropless_scenario::units::{self, fmt_rate};
 
 use crate::transfer::unit_arg;
@@ -22,7 +22,8 @@ send`/`recv` across.
 Examples:
   dropless emulate --rate 100Mbps --delay 25ms --buffer 625kB
   dropless emulate --rate 1Gbps --delay 50ms --buffer 12.5MB --mark-above 1MB
-  dropless emulate --rate 100Mbps --delay 10ms --buffer 100kB --loss 0.001 --seed 7";
+  dropless emulate --rate 100Mbps --delay 10ms --buffer 100kB --loss 0.001 --seed 7
+  dropless emulate --rate 1Gbps --delay 40ms --buffer 10MB --cross poisson:500Mbps";
 
 /// Arguments of `dropless emulate`.
 #[derive(clap::Args, Debug)]
@@ -55,6 +56,50 @@ pub struct EmulateArgs {
     /// Name of TUN device B
     #[arg(long, default_value = "dlemu-b")]
     pub tun_b: String,
+    /// Open-loop cross traffic in the A -> B direction: KIND:RATE[:SIZE],
+    /// KIND constant, poisson or pareto (on/off, shape 1.5, mean on and off
+    /// 500 ms), e.g. poisson:500Mbps or constant:100Mbps:576B
+    #[arg(long, value_name = "KIND:RATE[:SIZE]")]
+    pub cross: Option<String>,
+}
+
+/// `--cross KIND:RATE[:SIZE]`.
+fn cross_arg(v: &str, seed: u64) -> Result<CrossConfig, Failure> {
+    let bad = |why: String| {
+        Failure::Input(format!(
+            "--cross: found {v:?}, expected KIND:RATE[:SIZE] with KIND constant, poisson or pareto (e.g. poisson:500Mbps){why}"
+        ))
+    };
+    let parts: Vec<&str> = v.split(':').collect();
+    if !(2..=3).contains(&parts.len()) {
+        return Err(bad(String::new()));
+    }
+    let kind = match parts[0] {
+        "constant" => CrossKind::Constant,
+        "poisson" => CrossKind::Poisson,
+        "pareto" => CrossKind::ParetoOnOff {
+            shape: 1.5,
+            mean_on: 500 * dropless_cc::MILLISECOND,
+            mean_off: 500 * dropless_cc::MILLISECOND,
+        },
+        k => return Err(bad(format!("; unknown kind {k:?}"))),
+    };
+    let rate_bps = units::parse_rate(parts[1]).map_err(|e| bad(format!("; rate: {e}")))?;
+    let packet_bytes = match parts.get(2) {
+        None => 1500,
+        Some(p) => {
+            let b = units::parse_size(p).map_err(|e| bad(format!("; size: {e}")))?;
+            u32::try_from(b).map_err(|_| bad("; size too large".into()))?
+        }
+    };
+    let c = CrossConfig {
+        kind,
+        rate_bps,
+        packet_bytes,
+        seed,
+    };
+    c.validate().map_err(|e| bad(format!("; {e}")))?;
+    Ok(c)
 }
 
 fn config(a: &EmulateArgs, seed: u64) -> Result<LinkConfig, Failure> {
@@ -69,6 +114,7 @@ fn config(a: &EmulateArgs, seed: u64) -> Result<LinkConfig, Failure> {
             .map(|v| unit_arg("mark-above", v, units::parse_size))
             .transpose()?,
         seed,
+        cross: None,
     };
     cfg.validate()
         .map_err(|e| Failure::Input(format!("--{e}")))?;
@@ -80,9 +126,14 @@ fn line(dir: &str, l: &Link) -> String {
     let late = l.lateness();
     let us = |t: u64| t as f64 / 1e3;
     format!(
-        "{dir}: {} packets in, {} out ({} bytes), {} dropped at the full buffer, {} lost at random, {} CE-marked, max queue {} bytes, delivered late by median {:.1} us, 99th percentile {:.1} us, max {:.1} us",
+        "{dir}: {} packets in, {} out ({} bytes), {} dropped at the full buffer, {} lost at random, {} CE-marked, max queue {} bytes, delivered late by median {:.1} us, 99th percentile {:.1} us, max {:.1} us{}",
         s.packets_in, s.packets_out, s.bytes_out, s.overflows, s.lost, s.marked, s.max_queue_bytes,
-        us(late.median), us(late.p99), us(late.max)
+        us(late.median), us(late.p99), us(late.max),
+        if l.config().cross.is_some() {
+            format!("; cross traffic: {} packets queued, {} dropped at the full buffer", s.cross_in, s.cross_overflows)
+        } else {
+            String::new()
+        }
     )
 }
 
@@ -90,7 +141,12 @@ fn line(dir: &str, l: &Link) -> String {
 pub fn emulate(a: &EmulateArgs) -> Result<(), Failure> {
     use dropless_emu::tun::{run, Tun};
     // The two directions draw independent loss decisions.
-    let ab = config(a, a.seed)?;
+    let mut ab = config(a, a.seed)?;
+    ab.cross = a
+        .cross
+        .as_deref()
+        .map(|v| cross_arg(v, a.seed ^ 0xC0FF_EE00))
+        .transpose()?;
     let ba = config(a, a.seed ^ 0x9E37_79B9_7F4A_7C15)?;
     let spin = unit_arg("spin", &a.spin, units::parse_time)?;
     let run_err = |e: anyhow::Error| Failure::Run(format!("{e:#}"));
@@ -114,6 +170,10 @@ pub fn emulate(a: &EmulateArgs) -> Result<(), Failure> {
 #[cfg(not(target_os = "linux"))]
 pub fn emulate(a: &EmulateArgs) -> Result<(), Failure> {
     config(a, a.seed)?;
+    a.cross
+        .as_deref()
+        .map(|v| cross_arg(v, a.seed))
+        .transpose()?;
     unit_arg("spin", &a.spin, units::parse_time)?;
     Err(Failure::Run(
         "dropless emulate needs Linux TUN devices".to_string(),

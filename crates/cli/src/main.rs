@@ -15,6 +15,7 @@ mod emulate;
 mod list;
 mod output;
 mod plot;
+mod probe;
 mod run;
 mod sweep;
 mod table;
@@ -101,6 +102,9 @@ enum Command {
     /// Receive a transfer over UDP into a file, or count and check it (--keep: one after another)
     #[command(after_help = transfer::RECV_HELP)]
     Recv(transfer::RecvArgs),
+    /// Measure a path over UDP (capacity, available bandwidth, maximum burst size, base RTT) with PDA's estimators
+    #[command(after_help = probe::PROBE_HELP)]
+    Probe(probe::ProbeArgs),
     /// Emulate a bottleneck link (rate, delay, buffer, loss, ECN) between two TUN devices
     #[command(after_help = emulate::EMULATE_HELP)]
     Emulate(emulate::EmulateArgs),
@@ -254,6 +258,7 @@ fn main() -> ExitCode {
         Command::Recv(a) => transfer::recv(&a),
         Command::Bench(a) => bench::bench(&a),
         Command::Emulate(a) => emulate::emulate(&a),
+        Command::Probe(a) => probe::probe(&a),
         Command::BenchOne(a) => bench::bench_one(&a),
         Command::Sweep(a) => sweep::sweep(&a),
         Command::Verify(a) => verify::verify(&a),

@@ -148,7 +148,7 @@ pub struct RecvArgs {
     pub keep: bool,
 }
 
-fn parse_params(cc: &str, raw: &[String]) -> Result<Vec<(String, f64)>, Failure> {
+pub(crate) fn parse_params(cc: &str, raw: &[String]) -> Result<Vec<(String, f64)>, Failure> {
     raw.iter()
         .map(|kv| {
             let (k, v) = kv.split_once('=').ok_or_else(|| {
@@ -176,7 +176,7 @@ fn duration(what: &str, s: f64) -> Result<Duration, Failure> {
     }
 }
 
-fn check_mss(mss: u32) -> Result<(), Failure> {
+pub(crate) fn check_mss(mss: u32) -> Result<(), Failure> {
     if (64..=65000).contains(&mss) {
         Ok(())
     } else {
@@ -195,7 +195,7 @@ pub(crate) fn unit_arg<T>(
     parse(v).map_err(|e| Failure::Input(format!("--{name}: found {v:?}, expected {e}")))
 }
 
-fn positive_time(name: &str, v: &str) -> Result<Duration, Failure> {
+pub(crate) fn positive_time(name: &str, v: &str) -> Result<Duration, Failure> {
     let ns = unit_arg(name, v, units::parse_time)?;
     if ns == 0 {
         return Err(Failure::Input(format!(

@@ -25,6 +25,11 @@
 //! * **ECN** (step marking, as DCTCP's K): an ECN-capable IPv4 packet that
 //!   finds more than `mark_above` bytes queued is set to CE instead of being
 //!   delayed further; Not-ECT packets are never marked.
+//! * **Cross traffic** ([`cross`]): open-loop packets that enter the same
+//!   queue (and are dropped at the full buffer like the rest) and take the
+//!   link's time, but go nowhere. They are generated lazily, in time order,
+//!   before each real packet is queued or delivered, so they cost nothing
+//!   between real packets.
 
 #![warn(missing_docs)]
 
@@ -35,8 +40,11 @@ use hdrhistogram::Histogram;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+pub mod cross;
 #[cfg(target_os = "linux")]
 pub mod tun;
+
+pub use cross::{CrossConfig, CrossKind};
 
 /// One direction of the emulated path.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,6 +62,8 @@ pub struct LinkConfig {
     pub mark_above: Option<u64>,
     /// Seed of the loss decisions.
     pub seed: u64,
+    /// Open-loop cross traffic sharing the queue and the link.
+    pub cross: Option<CrossConfig>,
 }
 
 impl LinkConfig {
@@ -73,6 +83,9 @@ impl LinkConfig {
         }
         if self.buffer_bytes == 0 {
             return Err("buffer: found 0, expected at least one packet's bytes".into());
+        }
+        if let Some(c) = &self.cross {
+            c.validate()?;
         }
         Ok(())
     }
@@ -109,6 +122,10 @@ pub struct LinkStats {
     pub marked: u64,
     /// Largest queue seen, bytes.
     pub max_queue_bytes: u64,
+    /// Cross-traffic packets that entered the queue.
+    pub cross_in: u64,
+    /// Cross-traffic packets dropped at the full buffer.
+    pub cross_overflows: u64,
 }
 
 struct Entry {
@@ -141,6 +158,9 @@ pub struct Link {
     /// time), ns: the shell's timing error, which the link model does not
     /// have.
     lateness: Histogram<u64>,
+    cross: Option<cross::CrossSource>,
+    /// Departure times and sizes of the cross packets still queued.
+    cross_queued: VecDeque<(Time, u32)>,
 }
 
 /// How late a [`Link`]'s packets were delivered, from [`Link::lateness`].
@@ -162,6 +182,8 @@ impl Link {
         Link {
             byte_time: 8.0 / cfg.rate_bps,
             rng: Pcg64Mcg::seed_from_u64(cfg.seed),
+            cross: None,
+            cross_queued: VecDeque::new(),
             cfg,
             entries: VecDeque::new(),
             first_queued: 0,
@@ -230,11 +252,48 @@ impl Link {
             self.queued_bytes -= e.len as u64;
             self.first_queued += 1;
         }
+        while let Some(&(depart, len)) = self.cross_queued.front() {
+            if depart > now {
+                break;
+            }
+            self.queued_bytes -= len as u64;
+            self.cross_queued.pop_front();
+        }
+    }
+
+    /// Queues (or drops) the cross packets that arrived up to `now`, each
+    /// at its own arrival time.
+    fn cross_until(&mut self, now: Time) {
+        let mut src = match (self.cross.take(), self.cfg.cross) {
+            (Some(src), _) => src,
+            // The source starts with the first packet the link sees (the
+            // shell's clock has an arbitrary origin).
+            (None, Some(c)) => cross::CrossSource::new(c, now),
+            (None, None) => return,
+        };
+        while src.peek() <= now {
+            let t = src.take();
+            self.advance(t);
+            let len = src.packet_bytes();
+            if self.queued_bytes + len as u64 > self.cfg.buffer_bytes {
+                self.stats.cross_overflows += 1;
+                continue;
+            }
+            let start = self.last_depart.max(t);
+            let depart = start + (len as f64 * self.byte_time * SECOND as f64).round() as Time;
+            self.last_depart = depart;
+            self.queued_bytes += len as u64;
+            self.stats.cross_in += 1;
+            self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.queued_bytes);
+            self.cross_queued.push_back((depart, len));
+        }
+        self.cross = Some(src);
     }
 
     /// Offers the IP packet in `buf` at time `now`. A dropped packet's
     /// buffer is kept for reuse.
     pub fn push(&mut self, now: Time, mut buf: Vec<u8>) -> Verdict {
+        self.cross_until(now);
         self.advance(now);
         self.stats.packets_in += 1;
         let len = buf.len() as u64;
@@ -280,6 +339,7 @@ impl Link {
             return None;
         }
         self.lateness.saturating_record(now - due);
+        self.cross_until(now);
         self.advance(now);
         let e = self.entries.pop_front()?;
         // It had left the queue (delivery is after departure).
@@ -328,6 +388,39 @@ mod tests {
             loss: 0.0,
             mark_above: None,
             seed: 1,
+            cross: None,
+        }
+    }
+
+    /// Constant cross traffic at half the link's rate takes its share: real
+    /// packets at 40 % of the rate pass untouched, at 60 % the queue
+    /// overflows.
+    #[test]
+    fn cross_traffic_takes_its_share_of_the_link() {
+        for (share, overflows) in [(0.4, false), (0.6, true)] {
+            let mut c = cfg();
+            c.buffer_bytes = 20_000;
+            c.cross = Some(CrossConfig {
+                kind: CrossKind::Constant,
+                rate_bps: 4e6,
+                packet_bytes: 1000,
+                seed: 5,
+            });
+            let mut l = Link::new(c);
+            let gap = (1000.0 * 8.0 / (8e6 * share) * 1e9) as Time;
+            let mut t = 1_000_000 * MILLISECOND; // any origin
+            let start = t;
+            while t < start + 20 * SECOND {
+                let _ = l.push(t, pkt(1000));
+                while l.pop(t).is_some() {}
+                t += gap;
+            }
+            let st = l.stats().clone();
+            let cross_rate = st.cross_in as f64 * 1000.0 * 8.0 / 20.0;
+            assert_eq!(st.overflows > 0, overflows, "{share}: {st:?}");
+            if !overflows {
+                assert!((cross_rate - 4e6).abs() < 0.1e6, "{cross_rate}");
+            }
         }
     }
 

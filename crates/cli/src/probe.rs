@@ -1,0 +1,204 @@
+//! `dropless probe`: a path measurement over UDP (capacity, available
+//! bandwidth, maximum burst size, base RTT) with the estimators of the PDA
+//! controller (`crates/cc/src/pda.rs`): a short PDA transfer to a `dropless
+//! recv`, read at the end.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use dropless_cc::registry;
+use dropless_scenario::units::{self, fmt_rate};
+use dropless_udp::{Interval, SendOptions, Source, DEFAULT_MSS};
+
+use crate::transfer::{check_mss, parse_params, positive_time};
+use crate::Failure;
+
+pub const PROBE_HELP: &str = "\
+Measures the path to a `dropless recv` listening at PEER with the estimators
+of the PDA controller (crates/cc/src/pda.rs): it sends for --time with PDA and
+reports
+  capacity          the median dispersion of packet pairs (the first two
+                    packets of each burst) as the receiver times them;
+  available         what PDA's self-loading settled on: the wire rate it got
+                    through over the second half of the probe;
+  MBS               the burst size PDA reached without loss;
+  base RTT          the smallest RTT seen.
+The probe loads the path as PDA would (it is a transfer, not a passive
+measurement). A closed port or a silent peer ends it after --timeout seconds
+without progress, with an error.
+
+Examples:
+  dropless recv 0.0.0.0:9000 --discard --keep     # on the far host
+  dropless probe 192.0.2.7:9000
+  dropless probe 192.0.2.7:9000 --time 5s --json";
+
+#[derive(clap::Args, Debug)]
+pub struct ProbeArgs {
+    /// Address of a `dropless recv`, e.g. 192.0.2.7:9000
+    pub peer: SocketAddr,
+    /// How long to probe, e.g. 3s
+    #[arg(long, default_value = "3s")]
+    pub time: String,
+    /// Print the result as one JSON object (iperf3 style: start, intervals, end)
+    #[arg(long)]
+    pub json: bool,
+    /// Payload bytes per datagram (as the receiver's)
+    #[arg(long, default_value_t = DEFAULT_MSS)]
+    pub mss: u32,
+    /// Give up after this many seconds without progress (at most 3600)
+    #[arg(long, default_value_t = 5.0)]
+    pub timeout: f64,
+    /// PDA parameter (repeatable): NAME=VALUE
+    #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
+    pub params: Vec<String>,
+}
+
+/// The estimates, from the probe's intervals.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Estimates {
+    pub capacity_bps: Option<f64>,
+    pub available_bps: Option<f64>,
+    pub mbs_packets: Option<f64>,
+    pub base_rtt_s: Option<f64>,
+}
+
+/// Reads the estimates from the intervals of a PDA transfer whose packets
+/// carry `wire / mss` bytes on the wire per payload byte.
+pub fn estimates(
+    intervals: &[Interval],
+    base_rtt: Option<Duration>,
+    wire_per_payload: f64,
+) -> Estimates {
+    let var = |name: &str| {
+        intervals
+            .iter()
+            .rev()
+            .find_map(|i| i.vars.iter().find(|(n, _)| *n == name).map(|&(_, v)| v))
+            .filter(|v| v.is_finite() && *v > 0.0)
+    };
+    let half = intervals.len() / 2;
+    let tail = &intervals[half..];
+    let secs: f64 = tail.iter().map(|i| (i.end - i.start).as_secs_f64()).sum();
+    let bytes: u64 = tail.iter().map(|i| i.bytes_acked).sum();
+    Estimates {
+        capacity_bps: var("capacity_bps"),
+        available_bps: (secs > 0.0 && bytes > 0)
+            .then(|| bytes as f64 * 8.0 * wire_per_payload / secs),
+        mbs_packets: var("mbs"),
+        base_rtt_s: base_rtt.map(|d| d.as_secs_f64()),
+    }
+}
+
+pub fn probe(a: &ProbeArgs) -> Result<(), Failure> {
+    check_mss(a.mss)?;
+    let time = positive_time("time", &a.time)?;
+    if !(a.timeout.is_finite() && a.timeout > 0.0 && a.timeout <= 3600.0) {
+        return Err(Failure::Input(format!(
+            "--timeout: found {}, expected a number of seconds above 0 and at most 3600",
+            a.timeout
+        )));
+    }
+    let params = parse_params("pda", &a.params)?;
+    let info = dropless_udp::conn_info(a.mss);
+    let cc = registry::build("pda", &params, &info)
+        .map_err(|e| Failure::Input(format!("--param: {e}")))?;
+    let opts = SendOptions {
+        mss: a.mss,
+        timeout: Duration::from_secs_f64(a.timeout),
+        interval: Some(Duration::from_millis(100)),
+        ..SendOptions::default()
+    };
+    let mut intervals: Vec<Interval> = Vec::new();
+    let report = dropless_udp::send(
+        Source::Time(time),
+        a.peer,
+        cc,
+        &opts,
+        &mut |i: &Interval| intervals.push(i.clone()),
+    )
+    .map_err(|e| Failure::Run(format!("probe {}: {e:#}", a.peer)))?;
+    let e = estimates(
+        &intervals,
+        report.min_rtt,
+        info.wire_size as f64 / info.mss as f64,
+    );
+    let mbps = |v: Option<f64>| v.map_or("-".to_string(), fmt_rate);
+    if a.json {
+        let v = serde_json::json!({
+            "start": {
+                "peer": a.peer.to_string(),
+                "time_s": time.as_secs_f64(),
+                "mss": a.mss,
+                "controller": "pda",
+            },
+            "intervals": intervals.iter().map(|i| serde_json::json!({
+                "start_s": i.start.as_secs_f64(),
+                "end_s": i.end.as_secs_f64(),
+                "goodput_bps": i.goodput_bps,
+                "pacing_rate_bps": i.pacing_rate_bps,
+                "vars": i.vars.iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect::<serde_json::Map<_, _>>(),
+            })).collect::<Vec<_>>(),
+            "end": {
+                "capacity_bps": e.capacity_bps,
+                "available_bps": e.available_bps,
+                "mbs_packets": e.mbs_packets,
+                "base_rtt_s": e.base_rtt_s,
+                "goodput_bps": report.goodput_bps,
+                "packets_sent": report.packets_sent,
+                "retransmits": report.retransmits,
+            },
+        });
+        println!("{v:#}");
+    } else {
+        println!("path to {} ({} s of PDA):", a.peer, time.as_secs_f64());
+        println!("  capacity   {}", mbps(e.capacity_bps));
+        println!("  available  {}", mbps(e.available_bps));
+        println!(
+            "  MBS        {}",
+            e.mbs_packets
+                .map_or("-".to_string(), |m| format!("{m:.0} packets"))
+        );
+        println!(
+            "  base RTT   {}",
+            e.base_rtt_s
+                .map_or("-".to_string(), |r| units::fmt_time((r * 1e9) as u64))
+        );
+        println!(
+            "  ({} packets sent, {} retransmitted)",
+            report.packets_sent, report.retransmits
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn iv(t: f64, bytes: u64, cap: f64, mbs: f64) -> Interval {
+        Interval {
+            start: Duration::from_secs_f64(t),
+            end: Duration::from_secs_f64(t + 0.1),
+            bytes_acked: bytes,
+            vars: vec![("capacity_bps", cap), ("mbs", mbs)],
+            ..Interval::default()
+        }
+    }
+
+    #[test]
+    fn estimates_read_the_last_values_and_the_second_half() {
+        // 1st half at 100 Mb/s of payload, 2nd half at 500 Mb/s.
+        let v: Vec<Interval> = (0..10)
+            .map(|k| {
+                let b = if k < 5 { 1_250_000 } else { 6_250_000 };
+                iv(k as f64 * 0.1, b, 1e9 + k as f64, 16.0 + k as f64)
+            })
+            .collect();
+        let e = estimates(&v, Some(Duration::from_millis(80)), 1.04);
+        assert_eq!(e.capacity_bps, Some(1e9 + 9.0));
+        assert_eq!(e.mbs_packets, Some(25.0));
+        assert!((e.available_bps.unwrap() - 520e6).abs() < 1.0);
+        assert_eq!(e.base_rtt_s, Some(0.08));
+        assert_eq!(estimates(&[], None, 1.0).available_bps, None);
+    }
+}
