@@ -17,8 +17,9 @@ pub const PROBE_HELP: &str = "\
 Measures the path to a `dropless recv` listening at PEER with the estimators
 of the PDA controller (crates/cc/src/pda.rs): it sends for --time with PDA and
 reports
-  capacity          the median dispersion of packet pairs (the first two
-                    packets of each burst) as the receiver times them;
+  capacity          the 75th percentile of the capacities read from packet
+                    pairs (the first two packets of each burst) as the
+                    receiver times them (PDA itself uses their median);
   available         what PDA's self-loading settled on: the wire rate it got
                     through over the second half of the probe;
   MBS               the burst size PDA reached without loss;
@@ -81,7 +82,7 @@ pub fn estimates(
     let secs: f64 = tail.iter().map(|i| (i.end - i.start).as_secs_f64()).sum();
     let bytes: u64 = tail.iter().map(|i| i.bytes_acked).sum();
     Estimates {
-        capacity_bps: var("capacity_bps"),
+        capacity_bps: var("pair_p75_bps").or_else(|| var("capacity_bps")),
         available_bps: (secs > 0.0 && bytes > 0)
             .then(|| bytes as f64 * 8.0 * wire_per_payload / secs),
         mbs_packets: var("mbs"),
