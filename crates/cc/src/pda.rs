@@ -698,16 +698,27 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_burst_s_ack_dispersion_is_the_capacity() {
-        let mut p = Pda::new(
+    /// A PDA controller for 1500-byte packets.
+    fn pda_1500() -> Pda {
+        Pda::new(
             PdaConfig::default(),
             &ConnInfo {
                 mss: 1460,
                 wire_size: 1500,
                 seed: 0,
             },
-        );
+        )
+    }
+
+    /// The capacity estimate is `bps` within 1 kb/s.
+    fn assert_capacity_bps(p: &Pda, bps: f64) {
+        let c = p.capacity() * 8.0;
+        assert!((c - bps).abs() < 1e3, "{c}");
+    }
+
+    #[test]
+    fn a_burst_s_ack_dispersion_is_the_capacity() {
+        let mut p = pda_1500();
         // Four packets of one burst (same delivered_at_send) ACKed 120 us
         // apart: 1500 B per 120 us = 12.5 MB/s = 100 Mb/s.
         let t0 = 100 * MILLISECOND;
@@ -716,11 +727,7 @@ mod tests {
         }
         // The next burst's first ACK closes the sample.
         p.on_ack(t0 + 10 * MILLISECOND, &ack(50 * MILLISECOND, 5, 4, 1));
-        assert!(
-            (p.capacity() * 8.0 - 100e6).abs() < 1e3,
-            "{}",
-            p.capacity() * 8.0
-        );
+        assert_capacity_bps(&p, 100e6);
     }
 
     /// Packet pairs timed at the receiver set the capacity, over the ACK
@@ -728,14 +735,7 @@ mod tests {
     /// not move it, and each burst's first packet asks for a pair.
     #[test]
     fn receiver_timed_pairs_are_the_capacity() {
-        let mut p = Pda::new(
-            PdaConfig::default(),
-            &ConnInfo {
-                mss: 1460,
-                wire_size: 1500,
-                seed: 0,
-            },
-        );
+        let mut p = pda_1500();
         assert_eq!(p.on_send(0, 0, false, 0), PacketFlags::PAIR);
         assert_eq!(p.on_send(0, 1, false, 1), PacketFlags::NONE);
         assert_eq!(
@@ -763,11 +763,7 @@ mod tests {
             a.pair_bytes = 1500;
             p.on_ack(t0 + 20 * MILLISECOND + k * MILLISECOND, &a);
         }
-        assert!(
-            (p.capacity() * 8.0 - 1e9).abs() < 1e3,
-            "{}",
-            p.capacity() * 8.0
-        );
+        assert_capacity_bps(&p, 1e9);
     }
 
     #[test]
