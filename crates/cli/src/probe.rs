@@ -95,7 +95,7 @@ pub fn probe(a: &ProbeArgs) -> Result<(), Failure> {
     let time = positive_time("time", &a.time)?;
     if !(a.timeout.is_finite() && a.timeout > 0.0 && a.timeout <= 3600.0) {
         return Err(Failure::Input(format!(
-            "--timeout: found {}, expected a number of seconds above 0 and at most 3600",
+            "--timeout: found {:?}, expected a number of seconds above 0 and at most 3600",
             a.timeout
         )));
     }

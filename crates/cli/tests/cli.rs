@@ -711,3 +711,36 @@ fn same_seed_gives_byte_identical_outputs() {
         read_json(&c.join("summary.json"))["counters"]["cross_packets"]
     );
 }
+
+/// `dropless probe`: bad options are refused in one line naming them, and a
+/// closed port ends the probe with an error after --timeout, not a hang.
+#[test]
+fn probe_refuses_bad_input_and_ends_on_a_closed_port() {
+    let out = dropless(&["probe", "127.0.0.1:9", "--timeout", "1e30"]);
+    assert_failed(
+        &out,
+        2,
+        &["--timeout", "1e30", "at most 3600"],
+        "probe --timeout",
+    );
+    let out = dropless(&["probe", "127.0.0.1:9", "--param", "bogus=1"]);
+    assert_failed(
+        &out,
+        2,
+        &["--param", "bogus", "allowed parameters"],
+        "probe --param",
+    );
+    let out = dropless(&["probe", "127.0.0.1:9", "--time", "0s"]);
+    assert_failed(&out, 2, &["--time"], "probe --time");
+    // A port nobody listens on (bound, then released).
+    let port = std::net::UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let peer = format!("127.0.0.1:{port}");
+    let t = std::time::Instant::now();
+    let out = dropless(&["probe", &peer, "--time", "5s", "--timeout", "1"]);
+    assert_failed(&out, 1, &["probe", "no progress"], "probe of a closed port");
+    assert!(t.elapsed() < std::time::Duration::from_secs(30));
+}
