@@ -583,7 +583,11 @@ impl Controller for Pda {
                     // bottleneck delivered when the round spans the ramp; the
                     // transport's delivery-rate samples do not.
                     let d = d.max(self.dlv_round).max(self.dlv_prev);
-                    self.avail = available_bandwidth(self.capacity(), self.rate, d.min(self.rate));
+                    // Inconsistent inputs (a capacity read high, a round
+                    // read low) can put the formula at 0; what got through
+                    // is then the better guide: at least half of it.
+                    self.avail = available_bandwidth(self.capacity(), self.rate, d.min(self.rate))
+                        .max(0.5 * d.min(self.rate));
                     self.set_rate(0.75 * self.avail);
                     self.phase = Phase::Drain;
                 }
@@ -620,12 +624,18 @@ impl Controller for Pda {
         }
     }
 
-    fn on_send(&mut self, now: Time, _seq: u64, retransmit: bool, _in_flight: u32) -> PacketFlags {
+    fn on_send(&mut self, now: Time, _seq: u64, retransmit: bool, in_flight: u32) -> PacketFlags {
         // The first two packets of each burst form a pair: the receiver
-        // times their arrivals, and their dispersion is the capacity.
+        // times their arrivals, and their dispersion is the capacity. Only
+        // when the window lets both leave together: a second packet held
+        // back by the window would time the window, not the path.
         let new_burst = now != self.last_send;
         self.last_send = now;
-        if new_burst && !retransmit && self.burst >= 2 {
+        let room = self
+            .control()
+            .cwnd
+            .is_none_or(|w| in_flight as f64 + 2.0 <= w);
+        if new_burst && !retransmit && self.burst >= 2 && room {
             PacketFlags::PAIR
         } else {
             PacketFlags::NONE
