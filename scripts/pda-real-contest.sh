@@ -120,16 +120,28 @@ sim() {
     cp "$OUT/$name.sim/summary.json" "$OUT/$name.sim.json"
 }
 
+# open_path [EMULATE_OPTION...]: the emulated path (the script's rate,
+# delay and buffer, and these options) with big TCP buffers.
+open_path() {
+    path_up --rate "$RATE" --delay "$DELAY" --buffer "$BUFFER" "$@"
+    big_buffers
+}
+
+# close_path NAME: tears the path down, keeping the emulator's counters as
+# $OUT/NAME.emu.
+close_path() {
+    path_down
+    mv "$OUT/emu" "$OUT/$1.emu"
+}
+
 echo "path: $RATE each way, $DELAY one-way delay, $BUFFER drop-tail buffer" >"$OUT/path"
 case ",$CASES," in *,1,*)
     echo "case 1: random loss $LOSS, each alone for $TIME" >&2
-    path_up --rate "$RATE" --delay "$DELAY" --buffer "$BUFFER" --loss "$LOSS"
-    big_buffers
+    open_path --loss "$LOSS"
     dl loss-pda pda "$TIME_S"
     kernel loss-cubic cubic "$TIME_S"
     kernel loss-bbr bbr "$TIME_S"
-    path_down
-    mv "$OUT/emu" "$OUT/loss.emu"
+    close_path loss
     sim loss-pda experiments/pda/random-loss.toml "$TIME_S" --set "topology.bottleneck.loss=$LOSS"
     sim loss-cubic experiments/pda/random-loss.toml "$TIME_S" --set "topology.bottleneck.loss=$LOSS" \
         --set "flows[0].cc=cubic"
@@ -141,15 +153,13 @@ for c in 2:cubic 3:bbr; do
     case ",$CASES," in *,${c%%:*},*)
         cc=${c#*:}
         echo "case ${c%%:*}: PDA and kernel $cc together for $SHARE" >&2
-        path_up --rate "$RATE" --delay "$DELAY" --buffer "$BUFFER"
-        big_buffers
+        open_path
         dl "share-$cc-pda" pda "$SHARE_S" &
         p1=$!
         kernel "share-$cc-tcp" "$cc" "$SHARE_S" &
         p2=$!
         wait "$p1" "$p2"
-        path_down
-        mv "$OUT/emu" "$OUT/share-$cc.emu"
+        close_path "share-$cc"
         sim "share-$cc" experiments/pda/contest.toml "$SHARE_S" --set "flows[1].cc=$cc"
         ;;
     esac
@@ -159,12 +169,10 @@ for c in 4:bbr 5:cubic; do
     case ",$CASES," in *,${c%%:*},*)
         cc=${c#*:}
         echo "case ${c%%:*}: $cc alone, kernel and dropless, for $TIME" >&2
-        path_up --rate "$RATE" --delay "$DELAY" --buffer "$BUFFER"
-        big_buffers
+        open_path
         kernel "alone-k$cc" "$cc" "$TIME_S"
         dl "alone-d$cc" "$cc" "$TIME_S"
-        path_down
-        mv "$OUT/emu" "$OUT/alone-$cc.emu"
+        close_path "alone-$cc"
         sim "alone-$cc" experiments/pda/alone.toml "$TIME_S" --set "flows[0].cc=$cc"
         ;;
     esac
@@ -187,15 +195,14 @@ case ",$CASES," in *,6,*)
     for c in none:0 poisson:0.5; do
         kind=${c%%:*}
         frac=${c#*:}
-        args=(--rate "$RATE" --delay "$DELAY" --buffer "$BUFFER")
+        args=()
         if [ "$kind" != none ]; then
             xr=$(python3 -c "import sys; print(int(float(sys.argv[1]) * $frac))" "$(echo "$RATE" | sed 's/Gbps/e9/; s/Mbps/e6/')")
-            args+=(--cross "$kind:${xr}bps")
+            args=(--cross "$kind:${xr}bps")
         fi
-        path_up "${args[@]}"
+        open_path "${args[@]}"
         probe "probe-$kind"
-        path_down
-        mv "$OUT/emu" "$OUT/probe-$kind.emu"
+        close_path "probe-$kind"
         echo "$frac" >"$OUT/probe-$kind.frac"
     done
     ;;

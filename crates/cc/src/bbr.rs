@@ -81,6 +81,9 @@ const ACK_EPOCH_RESET: u64 = 1 << 20;
 pub struct BbrConfig {
     /// Initial window, packets (10).
     pub initial_cwnd: f64,
+    /// Window after a retransmission timeout, packets (1: Linux sets the
+    /// flight plus one, and the whole flight is then lost).
+    pub rto_cwnd: f64,
     /// Startup's pacing and window gain (2/ln 2 = 2.885).
     pub high_gain: f64,
     /// ProbeBW's window gain (2).
@@ -105,6 +108,7 @@ impl Default for BbrConfig {
     fn default() -> Self {
         BbrConfig {
             initial_cwnd: 10.0,
+            rto_cwnd: 1.0,
             high_gain: 2.0 / std::f64::consts::LN_2,
             cwnd_gain: 2.0,
             bw_rounds: 10,
@@ -564,15 +568,15 @@ impl Controller for Bbr {
 
     fn on_rto(&mut self, _now: Time) {
         // Linux: tcp_enter_loss saves the window (bbr_ssthresh) and sets it
-        // to the flight plus one (all of it now lost: 1); bbr_set_state
-        // forgets the full-pipe estimate's growth check and ends the round.
+        // to the flight plus one (all of it now lost: `rto_cwnd`, 1);
+        // bbr_set_state forgets the full-pipe estimate's growth check. (It
+        // also ends the round, for the long-term sampling not modelled here.)
         self.save_cwnd();
         self.in_recovery = true;
         self.entering_recovery = false;
         self.packet_conservation = false;
-        self.cwnd = 1.0;
+        self.cwnd = self.cfg.rto_cwnd;
         self.full_bw = 0.0;
-        self.round_start = true;
     }
 
     fn wants_delivery_rate(&self) -> bool {
@@ -655,8 +659,9 @@ mod tests {
         let rate = b.control().pacing_rate.unwrap();
         let want = b.pacing_gain * 8000.0 * 1500.0 * 0.99;
         assert!((rate - want).abs() < 1e-6 * want, "{rate} vs {want}");
-        // The window: 2 x BDP (800 packets) plus three 44-packet TSO bursts
-        // and any aggregation allowance.
+        // The window: 2 x BDP (800 packets) plus three TSO bursts (1/1024 s
+        // at 12 MB/s: 8 packets of 1460 bytes, so at least 7) and any
+        // aggregation allowance.
         let cwnd = b.control().cwnd.unwrap();
         assert!(cwnd >= 1600.0 + 3.0 * 7.0, "{cwnd}");
     }

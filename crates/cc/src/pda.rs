@@ -428,15 +428,9 @@ impl Pda {
                         self.yielded += 1;
                         if self.yielded > 2 {
                             // The competitor took more than was yielded:
-                            // not a PDA flow. Raise the pace towards an
-                            // even share of the capacity, a step of
-                            // probe_gain x C per round.
+                            // not a PDA flow.
                             self.competing = true;
-                            let fair = c / 2.0;
-                            if self.rate < fair {
-                                let r = (self.rate + self.cfg.probe_gain * c).min(fair);
-                                self.set_rate(r);
-                            }
+                            self.balance(c);
                         }
                     }
                 } else if qmax < qt / 2 {
@@ -464,12 +458,7 @@ impl Pda {
                     // would starve it.
                     self.quiet = 0;
                     if self.competing {
-                        let c = self.capacity();
-                        let fair = c / 2.0;
-                        if self.rate < fair {
-                            let r = (self.rate + self.cfg.probe_gain * c).min(fair);
-                            self.set_rate(r);
-                        }
+                        self.balance(c);
                     }
                 }
                 if self.since_loss >= self.cfg.mbs_grow_rounds {
@@ -492,6 +481,16 @@ impl Pda {
 }
 
 impl Pda {
+    /// Against a competitor that does not yield: raise the pace towards an
+    /// even share of the capacity `c`, a step of `probe_gain x c` per round.
+    fn balance(&mut self, c: f64) {
+        let fair = c / 2.0;
+        if self.rate < fair {
+            let r = (self.rate + self.cfg.probe_gain * c).min(fair);
+            self.set_rate(r);
+        }
+    }
+
     /// A congestion loss: the burst was above the MBS and the rate above
     /// the available bandwidth; `delivered` (bytes/s) is what got through.
     fn congestion(&mut self, delivered: f64) {
@@ -774,6 +773,43 @@ mod tests {
             p.on_ack(t0 + 20 * MILLISECOND + k * MILLISECOND, &a);
         }
         assert_capacity_bps(&p, 1e9);
+    }
+
+    /// One round after start-up began: `acked` packets acknowledged and
+    /// `lost` declared lost, all at the base RTT (no queue); returns the
+    /// burst and the phase after it.
+    fn round_with_loss(acked: u64, lost: u32) -> (u32, f64) {
+        let mut p = pda_1500();
+        let rtt = 50 * MILLISECOND;
+        p.on_ack(rtt, &ack(rtt, 1, 0, 1));
+        let burst0 = p.control().max_burst.unwrap_or(0);
+        for k in 0..acked {
+            let mut a = ack(rtt, 2 + k, 0, 1);
+            a.newly_lost = u32::from(k < lost as u64);
+            p.on_ack(rtt + (k + 1) * 100_000, &a);
+        }
+        // A packet sent after the round began closes it.
+        p.on_ack(2 * rtt, &ack(rtt, 2 + acked, 1, 1));
+        let mut vars = Vec::new();
+        p.trace_vars(&mut vars);
+        let phase = vars.iter().find(|(n, _)| *n == "phase").unwrap().1;
+        assert!(burst0 > 0);
+        (p.control().max_burst.unwrap(), phase)
+    }
+
+    /// A round that loses more than `loss_confirm` (2 %) of its packets
+    /// ends start-up and cuts the burst, with no queue to show it; 1.5 %
+    /// (random loss) changes nothing.
+    #[test]
+    fn a_lossy_round_confirms_congestion_without_a_queue() {
+        let (burst_random, phase_random) = round_with_loss(200, 3);
+        let (burst_lossy, phase_lossy) = round_with_loss(100, 5);
+        assert_eq!(phase_random, 0.0, "still in start-up");
+        assert!(phase_lossy > 0.0, "start-up ended");
+        assert!(
+            burst_lossy < burst_random,
+            "{burst_lossy} vs {burst_random}"
+        );
     }
 
     #[test]

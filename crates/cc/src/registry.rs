@@ -700,6 +700,7 @@ pub fn build(
             Box::new(crate::bbr::Bbr::new(
                 crate::bbr::BbrConfig {
                     initial_cwnd: window.initial_cwnd,
+                    rto_cwnd: window.rto_cwnd,
                     high_gain: v.check("high_gain", |x| x > 1.0 && x <= 16.0, "in (1, 16]")?,
                     cwnd_gain: v.check(
                         "cwnd_gain",

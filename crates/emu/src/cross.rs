@@ -55,12 +55,7 @@ impl CrossConfig {
                 self.packet_bytes
             ));
         }
-        if let CrossKind::ParetoOnOff {
-            shape,
-            mean_on,
-            mean_off,
-        } = self.kind
-        {
+        if let CrossKind::ParetoOnOff { shape, mean_on, .. } = self.kind {
             if !(shape.is_finite() && shape > 1.0) {
                 return Err(format!(
                     "cross shape: found {shape}, expected a number above 1"
@@ -69,7 +64,6 @@ impl CrossConfig {
             if mean_on == 0 {
                 return Err("cross on: found 0, expected a positive time".into());
             }
-            let _ = mean_off;
         }
         Ok(())
     }

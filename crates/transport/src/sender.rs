@@ -1056,7 +1056,6 @@ impl Sender {
         } else {
             None
         };
-
         let echo_tx = (ack.echo_seq, ack.ts_echo);
         let mut hi_tx = 0u64;
         let mut acked = 0u32;
@@ -1073,7 +1072,6 @@ impl Sender {
             self.stats.bytes_acked += p.len as u64;
             self.snd_una += 1;
         }
-
         if cum_advanced {
             self.sacked.remove_below(self.snd_una);
         }
