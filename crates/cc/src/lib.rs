@@ -26,6 +26,7 @@
 #![warn(missing_docs)]
 
 pub mod acwap;
+pub mod avail_search;
 pub mod bbr;
 pub mod bic;
 pub mod constant_rate;

@@ -325,6 +325,7 @@ static SPECS: &[CcSpec] = &[
             "shuffle" = 1.0, "1: yield a step of the rate from the seed's table when new traffic appears";
             "cwnd_gain" = 2.0, "flight cap: this many rate x RTT, plus one burst";
             "loss_confirm" = 0.02, "fraction of a round's packets lost (3 or more) that confirms congestion whatever the delay, in (0, 1]";
+            "search" = 0.0, "1: after start-up, find the available bandwidth by a binary search over self-loading trains (pathload's method; dropless probe) instead of cruising";
         ),
     },
     CcSpec {
@@ -782,6 +783,7 @@ pub fn build(
                         "in [1, 100]",
                     )?,
                     loss_confirm: v.check("loss_confirm", |x| x > 0.0 && x <= 1.0, "in (0, 1]")?,
+                    search: v.boolean("search")?,
                 },
                 info,
             ))

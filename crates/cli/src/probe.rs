@@ -17,11 +17,15 @@ pub const PROBE_HELP: &str = "\
 Measures the path to a `dropless recv` listening at PEER with the estimators
 of the PDA controller (crates/cc/src/pda.rs): it sends for --time with PDA and
 reports
-  capacity          the 75th percentile of the capacities read from packet
+  capacity          the shortest-half mode of the capacities read from packet
                     pairs (the first two packets of each burst) as the
-                    receiver times them (PDA itself uses their median);
-  available         what PDA's self-loading settled on: the wire rate it got
-                    through over the second half of the probe;
+                    receiver times them, its median over the second half
+                    of the probe (PDA itself uses their median);
+  available         after PDA's start-up, a binary search over self-loading
+                    trains (pathload's method, crates/cc/src/avail_search.rs):
+                    the rate above which a train's queue grows (with
+                    --param search=0: the wire rate PDA got through over the
+                    second half of the probe);
   MBS               the burst size PDA reached without loss;
   base RTT          the smallest RTT seen.
 The probe loads the path as PDA would (it is a transfer, not a passive
@@ -79,12 +83,27 @@ pub fn estimates(
     };
     let half = intervals.len() / 2;
     let tail = &intervals[half..];
+    // The median over the second half of a variable's readings (one per
+    // interval): a single reading of the pairs' mode covers only the last
+    // 64 pairs and swung by -9 to +4 % on the real path.
+    let median_tail = |name: &str| {
+        let mut v: Vec<f64> = tail
+            .iter()
+            .filter_map(|i| i.vars.iter().find(|(n, _)| *n == name).map(|&(_, v)| v))
+            .filter(|v| v.is_finite() && *v > 0.0)
+            .collect();
+        v.sort_by(f64::total_cmp);
+        (!v.is_empty()).then(|| v[(v.len() - 1) / 2])
+    };
     let secs: f64 = tail.iter().map(|i| (i.end - i.start).as_secs_f64()).sum();
     let bytes: u64 = tail.iter().map(|i| i.bytes_acked).sum();
     Estimates {
-        capacity_bps: var("pair_p75_bps").or_else(|| var("capacity_bps")),
-        available_bps: (secs > 0.0 && bytes > 0)
-            .then(|| bytes as f64 * 8.0 * wire_per_payload / secs),
+        capacity_bps: median_tail("pair_mode_bps")
+            .or_else(|| var("pair_p75_bps"))
+            .or_else(|| var("capacity_bps")),
+        available_bps: var("search_avail_bps").or_else(|| {
+            (secs > 0.0 && bytes > 0).then(|| bytes as f64 * 8.0 * wire_per_payload / secs)
+        }),
         mbs_packets: var("mbs"),
         base_rtt_s: base_rtt.map(|d| d.as_secs_f64()),
     }
@@ -99,7 +118,10 @@ pub fn probe(a: &ProbeArgs) -> Result<(), Failure> {
             a.timeout
         )));
     }
-    let params = parse_params("pda", &a.params)?;
+    let mut params = parse_params("pda", &a.params)?;
+    if !params.iter().any(|(k, _)| k == "search") {
+        params.push(("search".to_string(), 1.0));
+    }
     let info = dropless_udp::conn_info(a.mss);
     let cc = registry::build("pda", &params, &info)
         .map_err(|e| Failure::Input(format!("--param: {e}")))?;
@@ -181,7 +203,7 @@ mod tests {
             start: Duration::from_secs_f64(t),
             end: Duration::from_secs_f64(t + 0.1),
             bytes_acked: bytes,
-            vars: vec![("capacity_bps", cap), ("mbs", mbs)],
+            vars: vec![("capacity_bps", cap), ("pair_mode_bps", cap), ("mbs", mbs)],
             ..Interval::default()
         }
     }
@@ -196,7 +218,8 @@ mod tests {
             })
             .collect();
         let e = estimates(&v, Some(Duration::from_millis(80)), 1.04);
-        assert_eq!(e.capacity_bps, Some(1e9 + 9.0));
+        // The median of the second half's pair modes (1e9 + 5 ... 1e9 + 9).
+        assert_eq!(e.capacity_bps, Some(1e9 + 7.0));
         assert_eq!(e.mbs_packets, Some(25.0));
         assert!((e.available_bps.unwrap() - 520e6).abs() < 1.0);
         assert_eq!(e.base_rtt_s, Some(0.08));
