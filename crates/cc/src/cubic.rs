@@ -26,11 +26,15 @@
 //!   outlasts half the minimum RTT or its minimum RTT rises by
 //!   `clamp(delay_min/8, 4, 16) ms`. RFC 9438 §4.10 leaves the slow-start
 //!   algorithm open; Linux's CUBIC, which users compare with, runs HyStart.
+//!   HyStart++ (RFC 9406; [`crate::hystart_pp`]) is the option
+//!   `hystart = 2`: a delay increase leads to a conservative slow start and,
+//!   after five rounds of it, to congestion avoidance.
 //!
 //! Time `t` comes from the `now` argument: the controller never reads a
 //! clock.
 
 use crate::hystart::{HyStart, HyStartConfig};
+use crate::hystart_pp::{HyStartPp, HyStartPpConfig, Phase as PpPhase};
 use crate::newreno::{WindowCore, WindowParams};
 use crate::{secs, AckSample, CongestionEvent, Control, Controller, PacketFlags, Time};
 
@@ -50,6 +54,8 @@ pub struct CubicConfig {
     /// HyStart slow-start exit (Linux's default); `None`: slow start until
     /// the first congestion event.
     pub hystart: Option<HyStartConfig>,
+    /// HyStart++ (RFC 9406) instead; with it `hystart` is ignored.
+    pub hystart_pp: Option<HyStartPpConfig>,
 }
 
 impl Default for CubicConfig {
@@ -61,6 +67,7 @@ impl Default for CubicConfig {
             fast_convergence: true,
             reno_friendly: true,
             hystart: Some(HyStartConfig::default()),
+            hystart_pp: None,
         }
     }
 }
@@ -97,6 +104,8 @@ pub struct Cubic {
     alpha: f64,
     /// HyStart's detector, if on.
     hystart: Option<HyStart>,
+    /// HyStart++'s state, if on.
+    hystart_pp: Option<HyStartPp>,
 }
 
 impl Cubic {
@@ -112,7 +121,12 @@ impl Cubic {
             k: 0.0,
             w_est: 0.0,
             alpha: Self::alpha_aimd(cfg.beta),
-            hystart: cfg.hystart.map(HyStart::new),
+            hystart: if cfg.hystart_pp.is_some() {
+                None
+            } else {
+                cfg.hystart.map(HyStart::new)
+            },
+            hystart_pp: cfg.hystart_pp.map(HyStartPp::new),
         }
     }
 
@@ -208,6 +222,20 @@ impl Controller for Cubic {
             return;
         };
         if self.core.in_slow_start() {
+            if let Some(h) = &mut self.hystart_pp {
+                if h.phase() != PpPhase::Done {
+                    let inc = h.on_ack(ack, acked);
+                    if h.phase() == PpPhase::Done {
+                        // CSS_ROUNDS of CSS: congestion avoidance.
+                        self.core.ssthresh = self.core.cwnd;
+                    }
+                    acked = self.core.slow_start(inc);
+                    if acked > 0.0 {
+                        self.congestion_avoidance(now, ack, acked);
+                    }
+                    return;
+                }
+            }
             if let Some(h) = &mut self.hystart {
                 if h.on_ack(now, ack, self.core.cwnd).is_some() {
                     self.core.ssthresh = self.core.cwnd;
@@ -221,6 +249,9 @@ impl Controller for Cubic {
     }
 
     fn on_congestion_event(&mut self, _now: Time, _ev: &CongestionEvent) {
+        if let Some(h) = &mut self.hystart_pp {
+            h.on_congestion();
+        }
         self.reduce();
         self.core.cwnd = self.core.ssthresh;
     }
@@ -237,6 +268,9 @@ impl Controller for Cubic {
         self.core.cwnd = self.core.params.rto_cwnd;
         if let Some(h) = &mut self.hystart {
             h.reset();
+        }
+        if let Some(h) = &mut self.hystart_pp {
+            h.on_congestion();
         }
     }
 
@@ -257,6 +291,16 @@ impl Controller for Cubic {
                     None => 0.0,
                     Some(crate::hystart::Exit::AckTrain) => 1.0,
                     Some(crate::hystart::Exit::Delay) => 2.0,
+                },
+            ));
+        }
+        if let Some(h) = &self.hystart_pp {
+            out.push((
+                "hystart_pp_phase",
+                match h.phase() {
+                    PpPhase::SlowStart => 0.0,
+                    PpPhase::Css => 1.0,
+                    PpPhase::Done => 2.0,
                 },
             ));
         }

@@ -36,6 +36,7 @@ pub mod fast;
 pub mod fast_start;
 pub mod highspeed;
 pub mod hystart;
+pub mod hystart_pp;
 pub mod madison;
 pub mod newreno;
 pub mod paced;

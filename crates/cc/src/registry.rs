@@ -203,7 +203,7 @@ static SPECS: &[CcSpec] = &[
         params: params!(rto_cwnd = 1.0;
             "c" = 0.4, "cubic scaling constant C, packets/s^3";
             "beta" = 0.7, "window multiplier on congestion beta_cubic, in (0,1)";
-            "hystart" = 1.0, "1: leave slow start early with HyStart (ACK train, delay increase), as Linux's CUBIC does by default; 0: slow start until the first loss";
+            "hystart" = 1.0, "1: leave slow start early with HyStart (ACK train, delay increase), as Linux's CUBIC does by default; 2: HyStart++ (RFC 9406: delay increase, then conservative slow start); 0: slow start until the first loss";
             "fast_convergence" = 1.0, "1: fast convergence (RFC 9438 section 4.7)";
             "reno_friendly" = 1.0, "1: Reno-friendly region (RFC 9438 section 4.3)";
         ),
@@ -560,12 +560,20 @@ pub fn build(
             beta: v.fraction("beta")?,
             fast_convergence: v.boolean("fast_convergence")?,
             reno_friendly: v.boolean("reno_friendly")?,
-            hystart: v
-                .boolean("hystart")?
+            hystart: (v.check(
+                "hystart",
+                |x| x == 0.0 || x == 1.0 || x == 2.0,
+                "0 (off), 1 (HyStart, as Linux) or 2 (HyStart++, RFC 9406)",
+            )? == 1.0)
                 .then_some(crate::hystart::HyStartConfig {
                     paced,
                     ..Default::default()
                 }),
+            hystart_pp: (v.raw("hystart") == 2.0).then_some(crate::hystart_pp::HyStartPpConfig {
+                // RFC 9406 §4.3: a paced sender uses L = infinity.
+                limit: if paced { f64::INFINITY } else { 8.0 },
+                ..Default::default()
+            }),
         })),
         "vegas" => {
             let alpha = v.positive("alpha")?;
@@ -1075,6 +1083,9 @@ mod tests {
             ("newreno", vec![p("initial_cwnd", 0.0)]),
             ("newreno", vec![p("initial_ssthresh", f64::NAN)]),
             ("cubic", vec![p("beta", 1.0)]),
+            ("cubic", vec![p("hystart", 3.0)]),
+            ("cubic", vec![p("hystart", 1.5)]),
+            ("pda", vec![p("search", 2.0)]),
             ("bic", vec![p("s_min", 4.0), p("s_max", 2.0)]),
             ("vegas", vec![p("alpha", 5.0)]),
             ("vegas-rate", vec![p("alpha_plus", -1.0)]),
