@@ -96,8 +96,12 @@
 //!   balances at half the capacity it measured, which is not a margin below
 //!   what is left (experiments/pda/narrow-tight.toml, a known miss).
 //!
-//! Not yet here (issue 17): host-wide pacing shared by several flows, and
-//! the inference of the number of PDA flows from what was yielded.
+//! Host-wide pacing (the seed's "pacing at layer 3") is the simulator's
+//! (`host` in a scenario's flows: one pacer for a host's flows at the sum of
+//! their rates, in bursts of the smallest MBS); the UDP driver has none yet.
+//!
+//! Not yet here (issue 17): the inference of the number of PDA flows from
+//! what was yielded.
 //!
 //! The window is only a cap against runaway flight: `cwnd_gain` x rate x
 //! RTT plus one burst.

@@ -247,6 +247,11 @@ pub const FLOW_KEYS: &[KeyDoc] = &[
         "\"CC #ID\"",
         "name of the flow in plots and tables",
     ),
+    k(
+        "host",
+        "none",
+        "host name: flows with the same host share one pacer (seed 001's pacing at layer 3), which paces them together at the sum of their rates in bursts no larger than the smallest of theirs, taking them in turn; not with send_jitter",
+    ),
 ];
 
 /// Keys of a `[[cross_traffic]]` entry.

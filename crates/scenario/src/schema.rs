@@ -360,6 +360,7 @@ struct RawFlow {
     send_jitter: Time,
     ack_jitter: Time,
     label: Option<String>,
+    host: Option<String>,
 }
 
 fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) -> R<RawFlow> {
@@ -585,6 +586,19 @@ fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) ->
     let send_jitter = o.time("send_jitter")?.unwrap_or(0);
     let ack_jitter = o.time("ack_jitter")?.unwrap_or(0);
     let label = o.string("label", "a string")?.map(str::to_string);
+    let host = o
+        .string(
+            "host",
+            "a host name (flows with the same host share one pacer)",
+        )?
+        .map(str::to_string);
+    if host.is_some() && send_jitter > 0 {
+        return Err(o.bad(
+            "host",
+            &t["host"],
+            "no host with send_jitter (the host's shared pacer times the sends)",
+        ));
+    }
     Ok(RawFlow {
         path: path.to_string(),
         cc,
@@ -608,6 +622,7 @@ fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) ->
         send_jitter,
         ack_jitter,
         label,
+        host,
     })
 }
 
@@ -1008,7 +1023,15 @@ pub(crate) fn build(
     // Expand flows.
     let mut flows = Vec::with_capacity(total as usize);
     let mut finfo = Vec::with_capacity(total as usize);
+    // Host names, numbered in order of first appearance.
+    let mut hosts: Vec<&str> = Vec::new();
     for (e, f) in raw_flows.iter().enumerate() {
+        let host = f.host.as_deref().map(|name| {
+            hosts.iter().position(|h| *h == name).unwrap_or_else(|| {
+                hosts.push(name);
+                hosts.len() - 1
+            }) as u32
+        });
         for j in 0..f.count {
             let id = flows.len();
             flows.push(FlowSpec {
@@ -1031,6 +1054,7 @@ pub(crate) fn build(
                 prr: f.prr,
                 send_jitter: f.send_jitter,
                 ack_jitter: f.ack_jitter,
+                host,
             });
             let label = match (&f.label, f.count) {
                 (Some(l), 1) => l.clone(),

@@ -312,3 +312,42 @@ fn errors_name_file_path_found_and_allowed() {
     assert_eq!(s.config.flows.len(), 4);
     assert!(s.simulation().is_ok());
 }
+
+#[test]
+fn hosts_are_numbered_by_first_appearance_and_refused_with_send_jitter() {
+    let s = from_str(
+        &with(
+            r#"
+[[flows]]
+cc = "pda"
+host = "b"
+count = 2
+[[flows]]
+cc = "pda"
+[[flows]]
+cc = "pda"
+host = "a"
+[[flows]]
+cc = "pda"
+host = "b"
+"#,
+        ),
+        "t.toml",
+        &[],
+    )
+    .unwrap();
+    let hosts: Vec<Option<u32>> = s.config.flows.iter().map(|f| f.host).collect();
+    assert_eq!(hosts, [Some(0), Some(0), None, Some(1), Some(0)]);
+    assert!(s.simulation().is_ok());
+
+    let e = from_str(
+        &with("[[flows]]\ncc = \"pda\"\nhost = \"a\"\nsend_jitter = \"10us\""),
+        "t.toml",
+        &[],
+    )
+    .unwrap_err();
+    assert_eq!(e.path, "flows[0].host");
+    assert_eq!(e.to_string().lines().count(), 1);
+    let e = from_str(&with("[[flows]]\ncc = \"pda\"\nhost = 3"), "t.toml", &[]).unwrap_err();
+    assert_eq!(e.path, "flows[0].host");
+}

@@ -172,6 +172,12 @@ pub struct FlowSpec {
     /// `send_jitter` cannot (a delayed send is timed when it leaves).
     /// Drawn from the run's seed; `0` (default): off.
     pub ack_jitter: Time,
+    /// Host-wide pacing (seed 001's "pacing at layer 3"): flows with the
+    /// same host share one pacer, which paces their packets together at
+    /// the sum of their controllers' rates, in bursts no larger than the
+    /// smallest of their bursts, taking the flows in turn; each flow's own
+    /// pacer is off. `None` (default): the flow paces itself.
+    pub host: Option<u32>,
 }
 
 impl FlowSpec {
@@ -197,6 +203,7 @@ impl FlowSpec {
             prr: false,
             send_jitter: 0,
             ack_jitter: 0,
+            host: None,
         }
     }
     /// Sets a controller parameter (builder style).

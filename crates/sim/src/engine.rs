@@ -18,6 +18,7 @@
 use std::collections::VecDeque;
 
 use dropless_cc::{registry, ConnInfo, Time};
+use dropless_transport::pacer::Pacer;
 use dropless_transport::{AckPacket, DataPacket, Receiver, Sender, SenderConfig};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -63,6 +64,7 @@ enum Kind {
     Cross = 4,
     Sample = 5,
     DelayedSend = 6,
+    HostWake = 7,
 }
 
 /// Bits of an event's index (link, flow or source); the kind takes 3 more
@@ -80,6 +82,7 @@ impl Kind {
             3 => Kind::AckArrive,
             4 => Kind::Cross,
             6 => Kind::DelayedSend,
+            7 => Kind::HostWake,
             _ => Kind::Sample,
         }
     }
@@ -289,6 +292,24 @@ pub(crate) struct Flow {
     pub ack_jitter: Time,
     /// Draws the return-path delays; its own stream of the run's seed.
     pub ack_jitter_rng: Pcg64Mcg,
+    /// The host whose pacer paces this flow ([`NO_HOST`]: its own).
+    pub host: u32,
+    /// A send jitter or a host pacer: sends take [`Simulation::send_slow`].
+    pub slow_send: bool,
+}
+
+/// [`Flow::host`] of a flow that paces itself.
+pub(crate) const NO_HOST: u32 = u32::MAX;
+
+/// One host's shared pacer ([`crate::FlowSpec::host`]).
+pub(crate) struct Host {
+    /// Its flows, taken in turn.
+    pub members: Vec<u32>,
+    pub pacer: Pacer,
+    /// Index into `members` of the flow asked first next time.
+    pub next: usize,
+    /// Time of the pending wake-up (`Time::MAX`: none).
+    pub wake_at: Time,
 }
 
 impl Flow {
@@ -339,6 +360,8 @@ pub struct Simulation {
     link_series_marks: Vec<(f64, u64)>,
     /// Scratch buffer for controller trace variables (per sample).
     trace_scratch: Vec<(&'static str, f64)>,
+    /// Shared host pacers ([`crate::FlowSpec::host`]).
+    hosts: Vec<Host>,
 }
 
 /// First [`derive_seed`] stream of the flows' send-jitter generators (one
@@ -397,6 +420,7 @@ impl Simulation {
         let n_shared = links.len();
         let access_rate = cfg.topology.access_rate_bps();
         let mut flows = Vec::with_capacity(cfg.flows.len());
+        let mut hosts: Vec<Host> = Vec::new();
         for (i, fs) in cfg.flows.iter().enumerate() {
             let f = |x: &str| format!("flows[{i}].{x}");
             let (a, b) = fs.path;
@@ -449,8 +473,34 @@ impl Simulation {
             };
             let cc = registry::build(&fs.cc, &fs.params, &info)
                 .map_err(|e| err(f("cc"), e.to_string()))?;
+            if fs.host.is_some() && fs.send_jitter > 0 {
+                return Err(err(
+                    f("host"),
+                    "cannot be combined with send_jitter (the host's pacer times the sends)",
+                ));
+            }
+            let host = match fs.host {
+                None => NO_HOST,
+                Some(h) => {
+                    let h = h as usize;
+                    if h >= MAX_OBJECTS {
+                        return Err(err(f("host"), format!("below {MAX_OBJECTS}")));
+                    }
+                    if hosts.len() <= h {
+                        hosts.resize_with(h + 1, || Host {
+                            members: Vec::new(),
+                            pacer: Pacer::default(),
+                            next: 0,
+                            wake_at: Time::MAX,
+                        });
+                    }
+                    hosts[h].members.push(i as u32);
+                    h as u32
+                }
+            };
             let scfg = SenderConfig {
                 conn: i as u32,
+                host_paced: fs.host.is_some(),
                 mss: fs.mss,
                 header: fs.header,
                 total_bytes: fs.size,
@@ -507,6 +557,8 @@ impl Simulation {
                     cfg.seed,
                     ACK_JITTER_STREAM + i as u64,
                 )),
+                host,
+                slow_send: fs.send_jitter > 0 || fs.host.is_some(),
             });
         }
         let mut cross = Vec::with_capacity(cfg.cross.len());
@@ -549,6 +601,7 @@ impl Simulation {
             cross_packets: 0,
             link_series_marks: vec![(0.0, 0); n_shared],
             trace_scratch: Vec::new(),
+            hosts,
         };
         for i in 0..sim.flows.len() {
             let t = sim.flows[i].start;
@@ -617,6 +670,7 @@ impl Simulation {
                 Kind::Cross => self.cross_event(id),
                 Kind::Sample => self.sample(),
                 Kind::DelayedSend => self.delayed_send(id),
+                Kind::HostWake => self.host_wake(id, time),
             }
         }
         self.now = t;
@@ -799,22 +853,35 @@ impl Simulation {
     }
 
     fn send(&mut self, f: usize) {
-        let now = self.now;
-        let flow = &mut self.flows[f];
+        let flow = &self.flows[f];
         if !flow.started || flow.stopped {
             return;
         }
-        if flow.send_jitter > 0 {
-            // ns-2 `send_much` with `overhead_`: one delayed send at a time,
-            // which then releases everything the window allows.
-            if !flow.send_pending {
-                flow.send_pending = true;
-                let d = flow.jitter_rng.gen_range(0..flow.send_jitter);
-                self.push(now + d, Kind::DelayedSend, f as u32);
-            }
+        if flow.slow_send {
+            self.send_slow(f);
             return;
         }
         self.transmit(f);
+    }
+
+    /// [`Self::send`] for a flow with a send jitter or a host pacer (one
+    /// branch on the common path for both).
+    #[inline(never)]
+    fn send_slow(&mut self, f: usize) {
+        let now = self.now;
+        let flow = &mut self.flows[f];
+        if flow.host != NO_HOST {
+            let h = flow.host as usize;
+            self.host_send(h);
+            return;
+        }
+        // ns-2 `send_much` with `overhead_`: one delayed send at a time,
+        // which then releases everything the window allows.
+        if !flow.send_pending {
+            flow.send_pending = true;
+            let d = flow.jitter_rng.gen_range(0..flow.send_jitter);
+            self.push(now + d, Kind::DelayedSend, f as u32);
+        }
     }
 
     /// A delayed send ([`crate::FlowSpec::send_jitter`]) is due.
@@ -842,6 +909,82 @@ impl Simulation {
                 hop: 0,
                 cross: false,
                 wire: d.len + header,
+                data: d,
+            };
+            self.enqueue(access, p);
+        }
+    }
+
+    /// A host's pacer is due.
+    fn host_wake(&mut self, h: usize, t: Time) {
+        if self.hosts[h].wake_at != t {
+            return; // superseded
+        }
+        self.hosts[h].wake_at = Time::MAX;
+        self.host_send(h);
+    }
+
+    /// Sends what host `h`'s pacer allows now, taking its flows in turn,
+    /// and schedules the pacer's next departure if a flow is still waiting.
+    /// Out of line: flows that pace themselves pay one branch for it.
+    #[cold]
+    #[inline(never)]
+    fn host_send(&mut self, h: usize) {
+        let now = self.now;
+        let n = self.hosts[h].members.len();
+        loop {
+            if !self.hosts[h].pacer.ready(now) {
+                let t = self.hosts[h].pacer.next_departure();
+                if t < self.hosts[h].wake_at {
+                    self.hosts[h].wake_at = t;
+                    self.push(t, Kind::HostWake, h as u32);
+                }
+                return;
+            }
+            // The flows' pacing together: the sum of their rates, the
+            // smallest of their bursts (unpaced if one of them is).
+            let mut rate = 0.0;
+            let mut burst = u32::MAX;
+            let mut paced = true;
+            for k in 0..n {
+                let fl = &self.flows[self.hosts[h].members[k] as usize];
+                if fl.started && !fl.stopped {
+                    match fl.sender.pacing_request() {
+                        Some((r, b)) => {
+                            rate += r;
+                            burst = burst.min(b);
+                        }
+                        None => paced = false,
+                    }
+                }
+            }
+            let start = self.hosts[h].next;
+            let mut sent = None;
+            for k in 0..n {
+                let m = self.hosts[h].members[(start + k) % n] as usize;
+                let fl = &mut self.flows[m];
+                if !fl.started || fl.stopped {
+                    continue;
+                }
+                if let Some(d) = fl.sender.poll_transmit(now) {
+                    self.hosts[h].next = (start + k + 1) % n;
+                    sent = Some((m, d));
+                    break;
+                }
+            }
+            // Every flow waits for its window: an ACK will call again.
+            let Some((m, d)) = sent else { return };
+            let wire = d.len + self.flows[m].sender.config().header;
+            if paced && rate > 0.0 {
+                self.hosts[h].pacer.on_send(now, wire, rate, burst);
+            }
+            self.data_packets += 1;
+            let access = self.flows[m].route[0] as usize;
+            let p = SimPacket {
+                flow: m as u32,
+                hop: 0,
+                cross: false,
+                wire,
                 data: d,
             };
             self.enqueue(access, p);

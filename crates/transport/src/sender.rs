@@ -114,6 +114,11 @@ pub struct SenderConfig {
     /// pipe, not for [`SenderConfig::recovery_pipe_counts_lost`]. Off by
     /// default, so that results recorded before it existed do not move.
     pub prr: bool,
+    /// A pacer outside the sender paces it (host-wide pacing, seed 001's
+    /// "pacing at layer 3": one pacer for every flow of a host): the sender
+    /// releases what its window allows and reports its controller's rate and
+    /// burst ([`Sender::pacing_request`]) to that pacer. Off by default.
+    pub host_paced: bool,
 }
 
 impl Default for SenderConfig {
@@ -136,6 +141,7 @@ impl Default for SenderConfig {
             ns2_lost_retransmission: false,
             ns2_recovery_timer: false,
             prr: false,
+            host_paced: false,
         }
     }
 }
@@ -747,7 +753,8 @@ impl Sender {
             return None;
         }
         let pacing = self.ctl.pacing_rate.filter(|r| *r > 0.0 && r.is_finite());
-        if pacing.is_some() && !self.pair_pending && !self.pacer.ready(now) {
+        if pacing.is_some() && !self.pair_pending && !self.cfg.host_paced && !self.pacer.ready(now)
+        {
             return None;
         }
         let fast_retransmission = self.fast_rtx;
@@ -842,13 +849,24 @@ impl Sender {
         })
     }
 
+    /// The pacing the controller asks for: rate (bytes/s on the wire) and
+    /// burst (packets), `None` when it does not pace. A host-wide pacer
+    /// ([`SenderConfig::host_paced`]) paces its flows at the sum of their
+    /// rates in bursts of the smallest of their bursts.
+    pub fn pacing_request(&self) -> Option<(f64, u32)> {
+        self.ctl
+            .pacing_rate
+            .filter(|r| *r > 0.0 && r.is_finite())
+            .map(|r| (r, self.ctl.max_burst.unwrap_or(1).max(1)))
+    }
+
     /// The earliest time the sender needs to be woken, if any.
     pub fn poll_timeout(&mut self) -> Option<Time> {
         let mut t = self.rto_deadline;
         if let Some(c) = self.cc.timer() {
             t = Some(t.map_or(c, |x| x.min(c)));
         }
-        if self.ctl.pacing_rate.is_some() && self.window_open() {
+        if self.ctl.pacing_rate.is_some() && !self.cfg.host_paced && self.window_open() {
             let p = self.pacer.next_departure();
             t = Some(t.map_or(p, |x| x.min(p)));
         }
