@@ -107,6 +107,8 @@ pub fn summary(s: &Scenario, r: &SimResult, wall: f64, files: &[String]) -> Valu
                 "max_queue_pkts": l.max_queue_pkts,
                 "drops": l.drops,
                 "random_drops": l.random_drops,
+                "aqm_drops": l.aqm_drops,
+                "marks": l.marks,
                 "packets": l.packets,
             })
         })

@@ -2,6 +2,7 @@
 //! simulator's configuration.
 
 use dropless_cc::{registry, ConnInfo, Time, MILLISECOND};
+use dropless_sim::red::RedConfig;
 use dropless_sim::{
     Buffer, CrossKind, CrossSpec, FlowSpec, LinkSpec, QueueKind, SimConfig, Topology,
 };
@@ -293,6 +294,17 @@ struct RawLink {
     loss: f64,
 }
 
+/// The keys of `queue = "red"`.
+const RED_KEYS: [&str; 7] = [
+    "red_min_th",
+    "red_max_th",
+    "red_max_p",
+    "red_w_q",
+    "red_gentle",
+    "red_adaptive",
+    "red_ecn",
+];
+
 fn read_link(ctx: &Ctx, t: &Value, path: &str) -> R<RawLink> {
     let Value::Table(t) = t else {
         return Err(ctx.err(path, Some(show(t)), "a table with rate, delay and buffer"));
@@ -315,7 +327,68 @@ fn read_link(ctx: &Ctx, t: &Value, path: &str) -> R<RawLink> {
         &catalog::kind_names(catalog::QUEUE_KINDS),
         "a queue discipline",
     )? {
-        None | Some("droptail") => QueueKind::DropTail,
+        None | Some("droptail") => {
+            for key in RED_KEYS {
+                if let Some(v) = o.get(key) {
+                    return Err(o.bad(
+                        key,
+                        v,
+                        format!("no {key} without queue = \"red\" ({key} is for RED only)"),
+                    ));
+                }
+            }
+            QueueKind::DropTail
+        }
+        Some("red") => {
+            let d = RedConfig::default();
+            let num = |key: &str, ok: fn(f64) -> bool, want: &str, dflt: f64| -> R<f64> {
+                match o.get(key) {
+                    None => Ok(dflt),
+                    Some(v) => match o.number(key) {
+                        Some(x) if ok(x) => Ok(x),
+                        _ => Err(o.bad(key, v, want)),
+                    },
+                }
+            };
+            let min_th = num(
+                "red_min_th",
+                |x| x > 0.0 && x.is_finite(),
+                "a positive number of packets",
+                d.min_th,
+            )?;
+            let max_th = num(
+                "red_max_th",
+                |x| x > 0.0 && x.is_finite(),
+                "a positive number of packets",
+                d.max_th,
+            )?;
+            if min_th > 0.0 && max_th > 0.0 && max_th <= min_th {
+                return Err(o.bad(
+                    "red_max_th",
+                    &t["red_max_th"],
+                    format!("above red_min_th ({min_th})"),
+                ));
+            }
+            QueueKind::Red(RedConfig {
+                min_th,
+                max_th,
+                max_p: num(
+                    "red_max_p",
+                    |x| x > 0.0 && x <= 1.0,
+                    "a probability in (0, 1]",
+                    d.max_p,
+                )?,
+                w_q: num(
+                    "red_w_q",
+                    |x| x > 0.0 && x <= 1.0,
+                    "a weight in (0, 1]",
+                    d.w_q,
+                )?,
+                gentle: o.boolean("red_gentle")?.unwrap_or(d.gentle),
+                adaptive: o.boolean("red_adaptive")?.unwrap_or(d.adaptive),
+                ecn: o.boolean("red_ecn")?.unwrap_or(d.ecn),
+            })
+        }
         Some(other) => unreachable!("queue kind {other} listed but not handled"),
     };
     let loss = match o.get("loss") {

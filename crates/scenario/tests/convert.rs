@@ -351,3 +351,38 @@ host = "b"
     let e = from_str(&with("[[flows]]\ncc = \"pda\"\nhost = 3"), "t.toml", &[]).unwrap_err();
     assert_eq!(e.path, "flows[0].host");
 }
+
+#[test]
+fn red_keys_need_queue_red_and_ordered_thresholds() {
+    let red = |keys: &str| {
+        from_str(
+            &format!(
+                "name = \"t\"\nduration = \"1s\"\n[topology]\nkind = \"dumbbell\"\n[topology.bottleneck]\nrate = \"100Mbps\"\ndelay = \"5ms\"\nbuffer = \"100pkt\"\n{keys}\n[[flows]]\ncc = \"newreno\"\n"
+            ),
+            "t.toml",
+            &[],
+        )
+        .map_err(Box::new)
+    };
+    let s = red("queue = \"red\"\nred_min_th = 10\nred_max_th = 30\nred_ecn = true").unwrap();
+    match s.config.topology.links()[0].queue {
+        dropless_sim::QueueKind::Red(c) => {
+            assert_eq!(
+                (c.min_th, c.max_th, c.max_p, c.ecn, c.gentle),
+                (10.0, 30.0, 0.1, true, true)
+            );
+        }
+        q => panic!("{q:?}"),
+    }
+    assert!(s.simulation().is_ok());
+    let e = red("red_min_th = 10").unwrap_err();
+    assert_eq!(e.path, "topology.bottleneck.red_min_th");
+    assert!(e.expected.contains("queue = \"red\""), "{e}");
+    let e = red("queue = \"red\"\nred_min_th = 10\nred_max_th = 10").unwrap_err();
+    assert_eq!(e.path, "topology.bottleneck.red_max_th");
+    let e = red("queue = \"red\"\nred_max_p = 1.5").unwrap_err();
+    assert_eq!(e.path, "topology.bottleneck.red_max_p");
+    assert_eq!(e.to_string().lines().count(), 1);
+    let e = red("queue = \"codel\"").unwrap_err();
+    assert!(e.expected.contains("red"), "{e}");
+}

@@ -19,6 +19,9 @@ pub enum QueueKind {
     /// First in, first out; arrivals to a full buffer are dropped.
     #[default]
     DropTail,
+    /// Random Early Detection ([`crate::red`]) in front of the drop-tail
+    /// buffer.
+    Red(crate::red::RedConfig),
 }
 
 /// A unidirectional link with its output queue.

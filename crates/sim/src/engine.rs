@@ -19,13 +19,14 @@ use std::collections::VecDeque;
 
 use dropless_cc::{registry, ConnInfo, Time};
 use dropless_transport::pacer::Pacer;
-use dropless_transport::{AckPacket, DataPacket, Receiver, Sender, SenderConfig};
+use dropless_transport::{AckPacket, DataPacket, Ecn, Receiver, Sender, SenderConfig};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use crate::config::{Buffer, SimConfig, Topology};
+use crate::config::{Buffer, QueueKind, SimConfig, Topology};
 use crate::metrics::{self, FlowSeries, LinkSeries, Series, SimResult};
 use crate::queue::EventQueue;
+use crate::red::{Red, Verdict as RedVerdict};
 use crate::traffic::CrossSource;
 
 /// Most links one flow may cross (access link included).
@@ -112,6 +113,10 @@ pub(crate) struct Link {
     pub limit_pkts: u64,
     pub limit_bytes: u64,
     pub loss: f64,
+    /// Random loss or a queue discipline: arrivals take the slow path.
+    pub slow_in: bool,
+    /// RED, if the link runs it.
+    pub red: Option<Box<Red>>,
     /// Accepted packets not yet fully transmitted, in FIFO order.
     service: VecDeque<Service>,
     /// Index in `service` of the first packet whose service has not started.
@@ -149,6 +154,8 @@ impl Link {
             limit_pkts,
             limit_bytes,
             loss,
+            slow_in: loss > 0.0,
+            red: None,
             service: VecDeque::new(),
             first_waiting: 0,
             busy_until: 0,
@@ -370,6 +377,8 @@ pub struct Simulation {
 const JITTER_STREAM: u64 = 1 << 40;
 /// Seed streams of the return-path delays (`ack_jitter`), one per flow.
 const ACK_JITTER_STREAM: u64 = 1 << 41;
+/// Seed streams of the links' RED decisions, one per link.
+const RED_STREAM: u64 = 1 << 42;
 
 /// SplitMix64: derives independent stream seeds from the run seed.
 pub fn derive_seed(seed: u64, stream: u64) -> u64 {
@@ -415,7 +424,28 @@ impl Simulation {
                     format!("must be in [0, 1), found {}", l.loss),
                 ));
             }
-            links.push(Link::new(l.rate_bps, l.delay, l.buffer, l.loss));
+            let mut link = Link::new(l.rate_bps, l.delay, l.buffer, l.loss);
+            match l.queue {
+                QueueKind::DropTail => {}
+                QueueKind::Red(rc) => {
+                    // Full-size packets: the largest of the flows' (1500 B
+                    // without flows).
+                    let wire = cfg
+                        .flows
+                        .iter()
+                        .map(|f| f.wire_size())
+                        .max()
+                        .unwrap_or(1500);
+                    let pps = l.rate_bps / (8.0 * wire as f64);
+                    link.red = Some(Box::new(Red::new(
+                        rc,
+                        pps,
+                        derive_seed(cfg.seed, RED_STREAM + i as u64),
+                    )));
+                    link.slow_in = true;
+                }
+            }
+            links.push(link);
         }
         let n_shared = links.len();
         let access_rate = cfg.topology.access_rate_bps();
@@ -721,13 +751,33 @@ impl Simulation {
         }
     }
 
-    fn enqueue(&mut self, l: usize, p: SimPacket) {
+    fn enqueue(&mut self, l: usize, mut p: SimPacket) {
         let now = self.now;
         let link = &mut self.links[l];
-        if link.loss > 0.0 && self.loss_rng.gen::<f64>() < link.loss {
-            link.random_drops += 1;
-            return;
+        if link.slow_in {
+            if link.loss > 0.0 && self.loss_rng.gen::<f64>() < link.loss {
+                link.random_drops += 1;
+                return;
+            }
+            if link.red.is_some() {
+                link.advance(now);
+                let idle = (link.busy_until <= now).then_some(link.busy_until);
+                let q = link.waiting();
+                let ect = matches!(p.data.ecn, Ecn::Ect0 | Ecn::Ect1);
+                let red = link.red.as_deref_mut().expect("checked");
+                match red.on_arrival(now, q, idle, ect) {
+                    RedVerdict::Enqueue => {}
+                    RedVerdict::Mark => p.data.ecn = Ecn::Ce,
+                    RedVerdict::Drop => {
+                        if !p.cross {
+                            self.flows[p.flow as usize].drops += 1;
+                        }
+                        return;
+                    }
+                }
+            }
         }
+        let link = &mut self.links[l];
         let accepted = link.accept(now, &p);
         if p.cross {
             if accepted.is_some() {

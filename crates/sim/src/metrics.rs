@@ -135,6 +135,10 @@ pub struct LinkResult {
     pub drops: u64,
     /// Random (configured) losses.
     pub random_drops: u64,
+    /// Early drops by the queue discipline (RED), forced ones included.
+    pub aqm_drops: u64,
+    /// Packets marked CE by the queue discipline.
+    pub marks: u64,
     /// Packets that crossed the link.
     pub packets: u64,
 }
@@ -245,6 +249,8 @@ pub(crate) fn collect(sim: &Simulation) -> SimResult {
                 max_queue_pkts: l.max_q,
                 drops: l.drops,
                 random_drops: l.random_drops,
+                aqm_drops: l.red.as_ref().map_or(0, |r| r.early_drops + r.forced_drops),
+                marks: l.red.as_ref().map_or(0, |r| r.marks),
                 packets: l.departed_pkts,
             }
         })

@@ -30,7 +30,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("events(f) | events(f, t0, t1)", "congestion events (loss, ECN, timeouts) detected in the window"),
     ("event_list(f)", "every congestion event: records with t, lost, rto, cwnd"),
     ("flow(f)", "the flow's summary (summary.json fields: goodput_bps, packets_lost, timeouts, lost_per_event, mean_rtt_s, min_rtt_s, ...)"),
-    ("link(l)", "the link's summary (utilization, avg_queue_pkts, max_queue_pkts, drops, random_drops, packets)"),
+    ("link(l)", "the link's summary (utilization, avg_queue_pkts, max_queue_pkts, drops, random_drops, aqm_drops, marks, packets)"),
     ("loss(f, t0, t1)", "loss-event analysis of flow f over [t0, t1): loss_events, drops, drops_per_event, timeouts, mean_gap, cwnd_mean, synchronised_fraction, ..."),
     ("loss_events(f, t0, t1)", "every congestion event of flow f detected in [t0, t1): records with time_s, cwnd, lost, rto, mean_gap, gaps, recorded, back_to_back"),
     ("loss_all(t0, t1)", "the run's loss episodes over [t0, t1): episodes, sync_ratio, mean_flows_per_episode"),
