@@ -150,13 +150,6 @@ pub const LINK_KEYS: &[KeyDoc] = &[
         "0",
         "probability in [0, 1) that an arriving packet is lost at random",
     ),
-    k("red_min_th", "auto", "red only: lower threshold of the average queue, packets (auto: max(5, 2.5 ms of the link))"),
-    k("red_max_th", "auto", "red only: upper threshold, packets (auto: 3 red_min_th)"),
-    k("red_max_p", "0.1", "red only: drop (mark) probability at red_max_th, in (0, 1]"),
-    k("red_w_q", "auto", "red only: weight of the average queue, in (0, 1] (auto: 1 - exp(-1/C), C in packets per second)"),
-    k("red_gentle", "true", "red only: gentle RED (the probability rises to 1 between red_max_th and twice it)"),
-    k("red_adaptive", "false", "red only: adaptive RED (max_p follows the average every 0.5 s)"),
-    k("red_ecn", "false", "red only: mark ECN-capable packets instead of dropping them"),
 ];
 
 /// Keys of a `[[flows]]` entry.
@@ -321,16 +314,47 @@ pub const QUEUE_KINDS: &[KindDoc] = &[
     KindDoc {
         name: "red",
         help: "Random Early Detection (Floyd and Jacobson 1993; gentle, adaptive and ECN options) in front of the drop-tail buffer",
-        params: &[
-            k("red_min_th", "auto", "lower threshold, packets"),
-            k("red_max_th", "auto", "upper threshold, packets"),
-            k("red_max_p", "0.1", "probability at red_max_th"),
-            k("red_w_q", "auto", "weight of the average"),
-            k("red_gentle", "true", "gentle RED"),
-            k("red_adaptive", "false", "adaptive RED"),
-            k("red_ecn", "false", "mark instead of drop"),
-        ],
+        params: RED_PARAMS,
     },
+];
+
+/// Keys of a link with `queue = "red"`.
+pub const RED_PARAMS: &[KeyDoc] = &[
+    k(
+        "red_min_th",
+        "auto",
+        "lower threshold of the average queue, packets (auto: max(5, 2.5 ms of the link))",
+    ),
+    k(
+        "red_max_th",
+        "auto",
+        "upper threshold, packets (auto: 3 red_min_th)",
+    ),
+    k(
+        "red_max_p",
+        "0.1",
+        "drop (mark) probability at red_max_th, in (0, 1]",
+    ),
+    k(
+        "red_w_q",
+        "auto",
+        "weight of the average queue, in (0, 1] (auto: 1 - exp(-1/C), C in packets per second)",
+    ),
+    k(
+        "red_gentle",
+        "true",
+        "gentle RED (the probability rises to 1 between red_max_th and twice it)",
+    ),
+    k(
+        "red_adaptive",
+        "false",
+        "adaptive RED (max_p follows the average every 0.5 s)",
+    ),
+    k(
+        "red_ecn",
+        "false",
+        "mark ECN-capable packets instead of dropping them",
+    ),
 ];
 
 /// Cross-traffic kinds.

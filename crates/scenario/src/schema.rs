@@ -294,23 +294,18 @@ struct RawLink {
     loss: f64,
 }
 
-/// The keys of `queue = "red"`.
-const RED_KEYS: [&str; 7] = [
-    "red_min_th",
-    "red_max_th",
-    "red_max_p",
-    "red_w_q",
-    "red_gentle",
-    "red_adaptive",
-    "red_ecn",
-];
-
 fn read_link(ctx: &Ctx, t: &Value, path: &str) -> R<RawLink> {
     let Value::Table(t) = t else {
         return Err(ctx.err(path, Some(show(t)), "a table with rate, delay and buffer"));
     };
     let o = Obj::new(ctx, t, path);
-    o.check_keys(&key_names(catalog::LINK_KEYS), |_| None)?;
+    let mut keys = key_names(catalog::LINK_KEYS);
+    keys.extend(
+        catalog::QUEUE_KINDS
+            .iter()
+            .flat_map(|q| key_names(q.params)),
+    );
+    o.check_keys(&keys, |_| None)?;
     o.req("rate", "a rate like \"100Mbps\"")?;
     let rate_bps = o.rate("rate")?.expect("present");
     o.req("delay", "a one-way propagation delay like \"10ms\"")?;
@@ -328,7 +323,7 @@ fn read_link(ctx: &Ctx, t: &Value, path: &str) -> R<RawLink> {
         "a queue discipline",
     )? {
         None | Some("droptail") => {
-            for key in RED_KEYS {
+            for key in key_names(catalog::RED_PARAMS) {
                 if let Some(v) = o.get(key) {
                     return Err(o.bad(
                         key,
