@@ -353,7 +353,7 @@ pub const RED_PARAMS: &[KeyDoc] = &[
     k(
         "red_ecn",
         "false",
-        "mark ECN-capable packets instead of dropping them",
+        "mark ECN-capable packets instead of dropping them (scenario flows do not send ECN-capable packets yet)",
     ),
 ];
 
