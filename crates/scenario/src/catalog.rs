@@ -233,6 +233,11 @@ pub const FLOW_KEYS: &[KeyDoc] = &[
         "true: Proportional Rate Reduction (RFC 9937) in fast recovery: the flight falls to the reduced window in proportion to the data delivered (one packet sent per two delivered for a halving) instead of nothing being sent until the pipe is below it (RFC 6675); cannot be combined with ns2_recovery",
     ),
     k(
+        "ecn",
+        "false",
+        "true: send ECN-capable packets (ECT(0)); a CE mark (RED with red_ecn) is a congestion event like a loss, one per recovery episode",
+    ),
+    k(
         "send_jitter",
         "\"0s\"",
         "random host delay before each send, uniform in [0, send_jitter) (ns-2's overhead_): breaks drop-tail phase effects; drawn from the run's seed",
@@ -353,7 +358,7 @@ pub const RED_PARAMS: &[KeyDoc] = &[
     k(
         "red_ecn",
         "false",
-        "mark ECN-capable packets instead of dropping them (scenario flows do not send ECN-capable packets yet)",
+        "mark ECN-capable packets (flows with ecn = true) instead of dropping them",
     ),
 ];
 

@@ -429,6 +429,7 @@ struct RawFlow {
     ack_jitter: Time,
     label: Option<String>,
     host: Option<String>,
+    ecn: bool,
 }
 
 fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) -> R<RawFlow> {
@@ -644,6 +645,7 @@ fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) ->
     };
     let ns2_recovery = o.boolean("ns2_recovery")?.unwrap_or(false);
     let prr = o.boolean("prr")?.unwrap_or(false);
+    let ecn = o.boolean("ecn")?.unwrap_or(false);
     if prr && ns2_recovery {
         return Err(o.bad(
             "prr",
@@ -691,6 +693,7 @@ fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) ->
         ack_jitter,
         label,
         host,
+        ecn,
     })
 }
 
@@ -1113,7 +1116,7 @@ pub(crate) fn build(
                 header: f.header,
                 ack_policy: f.ack,
                 path: f.links,
-                ecn: false,
+                ecn: f.ecn,
                 min_rto: f.min_rto,
                 initial_rto: f.initial_rto,
                 max_rto: f.max_rto,

@@ -386,3 +386,17 @@ fn red_keys_need_queue_red_and_ordered_thresholds() {
     let e = red("queue = \"codel\"").unwrap_err();
     assert!(e.expected.contains("red"), "{e}");
 }
+
+#[test]
+fn ecn_is_a_flow_key() {
+    let s = from_str(
+        &with("[[flows]]\ncc = \"newreno\"\necn = true\n[[flows]]\ncc = \"newreno\""),
+        "t.toml",
+        &[],
+    )
+    .unwrap();
+    assert!(s.config.flows[0].ecn);
+    assert!(!s.config.flows[1].ecn);
+    let e = from_str(&with("[[flows]]\ncc = \"newreno\"\necn = 1"), "t.toml", &[]).unwrap_err();
+    assert_eq!(e.path, "flows[0].ecn");
+}
