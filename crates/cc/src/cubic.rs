@@ -222,26 +222,24 @@ impl Controller for Cubic {
             return;
         };
         if self.core.in_slow_start() {
-            if let Some(h) = &mut self.hystart_pp {
-                if h.phase() != PpPhase::Done {
+            match &mut self.hystart_pp {
+                Some(h) if h.phase() != PpPhase::Done => {
                     let inc = h.on_ack(ack, acked);
                     if h.phase() == PpPhase::Done {
                         // CSS_ROUNDS of CSS: congestion avoidance.
                         self.core.ssthresh = self.core.cwnd;
                     }
                     acked = self.core.slow_start(inc);
-                    if acked > 0.0 {
-                        self.congestion_avoidance(now, ack, acked);
+                }
+                _ => {
+                    if let Some(h) = &mut self.hystart {
+                        if h.on_ack(now, ack, self.core.cwnd).is_some() {
+                            self.core.ssthresh = self.core.cwnd;
+                        }
                     }
-                    return;
+                    acked = self.core.slow_start(acked);
                 }
             }
-            if let Some(h) = &mut self.hystart {
-                if h.on_ack(now, ack, self.core.cwnd).is_some() {
-                    self.core.ssthresh = self.core.cwnd;
-                }
-            }
-            acked = self.core.slow_start(acked);
         }
         if acked > 0.0 {
             self.congestion_avoidance(now, ack, acked);

@@ -88,7 +88,8 @@
 //!   after start-up the rate follows a binary search for the available
 //!   bandwidth over self-loading trains ([`crate::avail_search`], pathload's
 //!   method), and the capacity is also read as the shortest-half mode of
-//!   the pair samples ([`CapacityEstimator`], exported as `pair_mode_bps`).
+//!   the pair samples ([`CapacityEstimator`], exported as `pair_mode_bps`
+//!   in this mode only).
 //! * **Narrow and tight links**: the pairs measure the narrow link (the
 //!   path's capacity) and the rate is capped just below it; a busier tight
 //!   link shows as a standing queue, and the flow yields to it. Against
@@ -250,7 +251,8 @@ pub struct Pda {
     /// Their 75th percentile.
     pair_p75: f64,
     /// The shortest-half mode of the last 64 pair samples
-    /// ([`CapacityEstimator`], TCP-Madison's): `dropless probe`'s capacity.
+    /// ([`CapacityEstimator`], TCP-Madison's): `dropless probe`'s capacity,
+    /// kept in `search` mode only.
     pair_mode: CapacityEstimator,
     /// Send time of the latest packet (a new time starts a burst).
     last_send: Time,
@@ -384,7 +386,11 @@ impl Pda {
         v.sort_by(f64::total_cmp);
         self.pair_cap = v[(n - 1) / 2];
         self.pair_p75 = v[(n - 1) * 3 / 4];
-        self.pair_mode.add(dispersion, bytes);
+        if self.cfg.search {
+            // Only the probe reads the mode; a cruising flow does not sort
+            // a second window per pair.
+            self.pair_mode.add(dispersion, bytes);
+        }
     }
 
     /// Burst dispersion: the ACKs of one burst share `delivered_at_send`.
@@ -736,13 +742,14 @@ impl Controller for Pda {
         out.push(("capacity_bps", self.capacity() * 8.0));
         out.push(("pair_samples", self.pair_n as f64));
         out.push(("pair_p75_bps", self.pair_p75 * 8.0));
-        out.push((
-            "pair_mode_bps",
-            self.pair_mode.estimate().unwrap_or(0.0) * 1e6,
-        ));
+
         out.push(("avail_bps", self.avail * 8.0));
         out.push(("delivery_bps", self.delivered_rate * 8.0));
         if self.cfg.search {
+            out.push((
+                "pair_mode_bps",
+                self.pair_mode.estimate().unwrap_or(0.0) * 1e6,
+            ));
             let (est, (latest, n, trains)) = self
                 .search
                 .as_ref()
