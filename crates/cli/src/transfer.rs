@@ -22,13 +22,19 @@ retransmissions, losses, congestion events, the window, the pacing rate and
 the mean RTT every interval; --json prints the result (and the intervals) as
 one JSON object instead.
 
+With -P N the sender opens N connections on one socket, paced by one
+host-wide pacer (--no-host-pacing: each paces itself), and prints each
+stream's lines and their sum; a `dropless recv --discard/--check` serves all
+of them as one transfer.
+
 Examples:
   dropless recv 127.0.0.1:9000 --out copy.bin
   dropless send data.bin 127.0.0.1:9000
   dropless send data.bin 127.0.0.1:9000 --cc fast --param alpha=100
   dropless recv 127.0.0.1:9000 --check
   dropless send 127.0.0.1:9000 --time 10s --interval 1s --cc cubic
-  dropless send 127.0.0.1:9000 --bytes 1GB --json";
+  dropless send 127.0.0.1:9000 --bytes 1GB --json
+  dropless send 127.0.0.1:9000 --time 10s -P 4 --cc pda";
 
 pub const RECV_HELP: &str = "\
 Listens on ADDR for one transfer. With --out the data is written to a
@@ -100,6 +106,16 @@ pub struct SendArgs {
     /// Sampling period of --trace, e.g. 1ms
     #[arg(long, value_name = "TIME", default_value = "10ms", requires = "trace")]
     pub trace_every: String,
+    /// Parallel streams (1 to 128), each its own connection and controller,
+    /// all carrying generated data (--bytes is per stream); reported per
+    /// stream and in total, as iperf3's -P
+    #[arg(short = 'P', long, value_name = "N", default_value_t = 1)]
+    pub parallel: u32,
+    /// With -P: each stream paces itself, instead of one pacer for the host
+    /// at the sum of the streams' rates in bursts of the smallest of their
+    /// bursts (seed 001's pacing at layer 3)
+    #[arg(long)]
+    pub no_host_pacing: bool,
 }
 
 /// How the receiver acknowledges.
@@ -208,8 +224,31 @@ pub(crate) fn positive_time(name: &str, v: &str) -> Result<Duration, Failure> {
 pub fn send(a: &SendArgs) -> Result<(), Failure> {
     check_mss(a.mss)?;
     let params = parse_params(&a.cc, &a.params)?;
-    let cc = registry::build(&a.cc, &params, &dropless_udp::conn_info(a.mss))
-        .map_err(|e| Failure::Input(format!("--cc: {e}")))?;
+    let n = a.parallel as usize;
+    if !(1..=dropless_udp::MAX_STREAMS).contains(&n) {
+        return Err(Failure::Input(format!(
+            "--parallel: found {}, expected 1 to {} streams",
+            a.parallel,
+            dropless_udp::MAX_STREAMS
+        )));
+    }
+    if n > 1 && a.file.is_some() {
+        return Err(Failure::Input(
+            "--parallel: a FILE goes over one stream; parallel streams send generated data (--bytes or --time)"
+                .to_string(),
+        ));
+    }
+    if a.no_host_pacing && n == 1 {
+        return Err(Failure::Input(
+            "--no-host-pacing: needs --parallel N with N above 1".to_string(),
+        ));
+    }
+    let ccs = (0..n)
+        .map(|_| {
+            registry::build(&a.cc, &params, &dropless_udp::conn_info(a.mss))
+                .map_err(|e| Failure::Input(format!("--cc: {e}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let source = match (&a.file, &a.bytes, &a.time) {
         (Some(f), None, None) => {
             if !f.is_file() {
@@ -258,55 +297,167 @@ pub fn send(a: &SendArgs) -> Result<(), Failure> {
             }
             None => None,
         },
+        host_pacing: !a.no_host_pacing,
         ..SendOptions::default()
     };
     let mut intervals = Vec::new();
     let mut header = false;
     let json = a.json;
-    let mut on_interval = |i: &Interval| {
+    let mut on_tick = |tick: &[(usize, Interval)]| {
         if json {
-            intervals.push(interval_json(i));
-        } else {
-            if !header {
-                println!(
-                    "{:>15}  {:>11}  {:>7}  {:>5}  {:>5}  {:>6}  {:>9}  {:>11}  {:>9}",
-                    "interval s",
-                    "goodput",
-                    "sent",
-                    "retx",
-                    "lost",
-                    "events",
-                    "cwnd pkt",
-                    "pacing",
-                    "rtt ms"
-                );
-                header = true;
+            for (k, i) in tick {
+                let mut v = interval_json(i);
+                if n > 1 {
+                    v["stream"] = (*k).into();
+                }
+                intervals.push(v);
+            }
+            return;
+        }
+        if !header {
+            println!(
+                "{}{:>15}  {:>11}  {:>7}  {:>5}  {:>5}  {:>6}  {:>9}  {:>11}  {:>9}",
+                if n > 1 { "stream  " } else { "" },
+                "interval s",
+                "goodput",
+                "sent",
+                "retx",
+                "lost",
+                "events",
+                "cwnd pkt",
+                "pacing",
+                "rtt ms"
+            );
+            header = true;
+        }
+        for (k, i) in tick {
+            if n > 1 {
+                print!("{:>6}  ", format!("[{k}]"));
             }
             println!("{}", interval_line(i));
         }
+        if n > 1 {
+            println!("{:>6}  {}", "[SUM]", interval_line(&sum_intervals(tick)));
+        }
     };
-    let report = dropless_udp::send(source, a.peer, cc, &opts, &mut on_interval)
+    let reports = dropless_udp::send_streams(source, a.peer, ccs, &opts, &mut on_tick)
         .map_err(|e| Failure::Run(format!("{e:#}")))?;
     if let Some(path) = &a.trace {
-        write_trace(path, &report.trace)?;
+        let rows: Vec<(Option<usize>, &Interval)> = reports
+            .iter()
+            .enumerate()
+            .flat_map(|(k, r)| r.trace.iter().map(move |i| ((n > 1).then_some(k), i)))
+            .collect();
+        write_trace(path, &rows)?;
     }
+    if n == 1 {
+        let report = &reports[0];
+        if json {
+            let mut v = report_json(report);
+            v["intervals"] = serde_json::Value::Array(intervals);
+            println!("{v:#}");
+        } else {
+            println!("{report}");
+        }
+        return Ok(());
+    }
+    let total = sum_reports(&reports);
     if json {
-        let mut v = report_json(&report);
-        v["intervals"] = serde_json::Value::Array(intervals);
+        let v = serde_json::json!({
+            "streams": reports.iter().map(report_json).collect::<Vec<_>>(),
+            "sum": report_json(&total),
+            "host_pacing": opts.host_pacing,
+            "intervals": intervals,
+        });
         println!("{v:#}");
     } else {
-        println!("{report}");
+        for (k, r) in reports.iter().enumerate() {
+            println!("[{k}] {r}");
+        }
+        println!("[SUM] {total}");
     }
     Ok(())
+}
+
+/// The streams' intervals of one tick added up: goodput and counters
+/// summed, pacing rates summed, windows and RTTs left out.
+fn sum_intervals(tick: &[(usize, Interval)]) -> Interval {
+    let mut s = Interval {
+        start: tick.iter().map(|(_, i)| i.start).min().unwrap_or_default(),
+        end: tick.iter().map(|(_, i)| i.end).max().unwrap_or_default(),
+        ..Interval::default()
+    };
+    for (_, i) in tick {
+        s.bytes_acked += i.bytes_acked;
+        s.goodput_bps += i.goodput_bps;
+        s.packets_sent += i.packets_sent;
+        s.retransmits += i.retransmits;
+        s.packets_lost += i.packets_lost;
+        s.congestion_events += i.congestion_events;
+        s.rtos += i.rtos;
+        s.in_flight += i.in_flight;
+        if let Some(r) = i.pacing_rate_bps {
+            s.pacing_rate_bps = Some(s.pacing_rate_bps.unwrap_or(0.0) + r);
+        }
+    }
+    s
+}
+
+/// The streams' reports added up: bytes and counters summed over the
+/// longest stream's duration; the RTTs are the streams' mean (smoothed and
+/// mean) and minimum.
+fn sum_reports(reports: &[TransferReport]) -> TransferReport {
+    let mut t = TransferReport {
+        controller: reports[0].controller,
+        peer: reports[0].peer,
+        ..TransferReport::default()
+    };
+    let mut srtt = Vec::new();
+    let mut mean = Vec::new();
+    for r in reports {
+        t.bytes += r.bytes;
+        t.duration = t.duration.max(r.duration);
+        t.packets_sent += r.packets_sent;
+        t.retransmits += r.retransmits;
+        t.packets_lost += r.packets_lost;
+        t.congestion_events += r.congestion_events;
+        t.rtos += r.rtos;
+        t.prr_recoveries += r.prr_recoveries;
+        t.ce_marks += r.ce_marks;
+        t.acks += r.acks;
+        t.debug_dropped += r.debug_dropped;
+        t.events.extend(r.events.iter().copied());
+        srtt.extend(r.srtt);
+        mean.extend(r.mean_rtt);
+        t.min_rtt = match (t.min_rtt, r.min_rtt) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+    t.events.sort_by_key(|e| e.at);
+    let avg = |v: &[Duration]| (!v.is_empty()).then(|| v.iter().sum::<Duration>() / v.len() as u32);
+    t.srtt = avg(&srtt);
+    t.mean_rtt = avg(&mean);
+    let s = t.duration.as_secs_f64();
+    t.goodput_bps = if s > 0.0 {
+        t.bytes as f64 * 8.0 / s
+    } else {
+        0.0
+    };
+    t
 }
 
 /// Writes the sender's trace as CSV: the columns of the simulator's
 /// `flows.csv` (so the two overlay), then the counters and the
 /// controller's variables. Written under a temporary name and renamed, so
 /// a failed write leaves no partial file.
-fn write_trace(path: &Path, trace: &[Interval]) -> Result<(), Failure> {
+/// With parallel streams each row carries its stream in a first column,
+/// `stream`.
+fn write_trace(path: &Path, trace: &[(Option<usize>, &Interval)]) -> Result<(), Failure> {
+    let streams = trace.iter().any(|(k, _)| k.is_some());
     // (name, holds integers)
     let fixed = [
+        ("stream", true),
         ("t_s", false),
         ("goodput_bps", false),
         ("cwnd_pkts", false),
@@ -319,8 +470,9 @@ fn write_trace(path: &Path, trace: &[Interval]) -> Result<(), Failure> {
         ("lost", true),
         ("congestion_events", true),
     ];
+    let fixed = &fixed[usize::from(!streams)..];
     let mut names: Vec<&'static str> = fixed.iter().map(|&(n, _)| n).collect();
-    for i in trace {
+    for (_, i) in trace {
         for (k, _) in &i.vars {
             if !names.contains(k) {
                 names.push(k);
@@ -329,8 +481,9 @@ fn write_trace(path: &Path, trace: &[Interval]) -> Result<(), Failure> {
     }
     let mut cols: Vec<Vec<f64>> = vec![Vec::with_capacity(trace.len()); names.len()];
     let secs = |d: Option<Duration>| d.map_or(f64::NAN, |d| d.as_secs_f64());
-    for i in trace {
+    for &(k, i) in trace {
         let row = [
+            k.map_or(f64::NAN, |k| k as f64),
             i.end.as_secs_f64(),
             i.goodput_bps,
             i.cwnd.unwrap_or(f64::NAN),
@@ -343,7 +496,10 @@ fn write_trace(path: &Path, trace: &[Interval]) -> Result<(), Failure> {
             i.packets_lost as f64,
             i.congestion_events as f64,
         ];
-        for (c, v) in cols.iter_mut().zip(row) {
+        for (c, v) in cols
+            .iter_mut()
+            .zip(row.into_iter().skip(usize::from(!streams)))
+        {
             c.push(v);
         }
         for (c, name) in cols.iter_mut().zip(&names).skip(fixed.len()) {

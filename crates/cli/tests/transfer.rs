@@ -242,6 +242,61 @@ fn send_and_recv_reject_bad_sources_sinks_and_units() {
     let (c, e) = run(&["recv", "127.0.0.1:0", "--discard", "--check"]);
     assert_eq!(c, Some(2));
     assert!(e.contains("cannot be used"), "{e}");
+    // Parallel streams.
+    for p in ["0", "129"] {
+        let (c, e) = run(&["send", "127.0.0.1:9", "--time", "1s", "-P", p]);
+        assert_eq!(c, Some(2));
+        assert!(e.contains("--parallel") && e.contains("1 to 128"), "{e}");
+    }
+    let (c, e) = run(&["send", "Cargo.toml", "127.0.0.1:9", "-P", "2"]);
+    assert_eq!(c, Some(2));
+    assert!(e.contains("--parallel") && e.contains("--bytes"), "{e}");
+    let (c, e) = run(&["send", "127.0.0.1:9", "--time", "1s", "--no-host-pacing"]);
+    assert_eq!(c, Some(2));
+    assert!(
+        e.contains("--no-host-pacing") && e.contains("--parallel"),
+        "{e}"
+    );
+}
+
+/// `send -P 3 --json` against one `recv --check --json`: three streams,
+/// each checked byte for byte, reported per stream and in sum, and the
+/// receiver's total is the sum of the streams.
+#[test]
+fn parallel_streams_are_reported_per_stream_and_in_sum() {
+    let addr = format!("127.0.0.1:{}", free_port());
+    let rx = spawn_recv(&addr, &["--check", "--json", "--timeout", "20"]);
+    let out = send_ok(&[
+        &addr, "--bytes", "3MB", "-P", "3", "--json", "-i", "100ms", "--cc", "pda",
+    ]);
+    let rx = rx.wait_with_output().unwrap();
+    assert!(rx.status.success());
+    let s: serde_json::Value = serde_json::from_str(&out).expect("sender JSON");
+    let r: serde_json::Value = serde_json::from_slice(&rx.stdout).expect("receiver JSON");
+    let streams = s["streams"].as_array().unwrap();
+    assert_eq!(streams.len(), 3);
+    for st in streams {
+        assert_eq!(st["bytes"].as_u64(), Some(3_000_000));
+        assert_eq!(st["controller"], "pda");
+    }
+    assert_eq!(s["sum"]["bytes"].as_u64(), Some(9_000_000));
+    assert_eq!(s["host_pacing"], true);
+    assert_eq!(r["bytes"].as_u64(), Some(9_000_000));
+    let sent: u64 = streams
+        .iter()
+        .map(|x| x["packets_sent"].as_u64().unwrap())
+        .sum();
+    assert_eq!(s["sum"]["packets_sent"].as_u64(), Some(sent));
+    // Every interval names its stream, and each stream's add up.
+    let iv = s["intervals"].as_array().unwrap();
+    for k in 0..3u64 {
+        let b: u64 = iv
+            .iter()
+            .filter(|i| i["stream"].as_u64() == Some(k))
+            .map(|i| i["bytes_acked"].as_u64().unwrap())
+            .sum();
+        assert_eq!(b, 3_000_000, "stream {k}");
+    }
 }
 
 /// `dropless emulate` checks its values before touching any device (so no

@@ -18,7 +18,7 @@
 use std::collections::VecDeque;
 
 use dropless_cc::{registry, ConnInfo, Time};
-use dropless_transport::pacer::Pacer;
+use dropless_transport::host_pacer::{self, HostPacer};
 use dropless_transport::{AckPacket, DataPacket, Ecn, Receiver, Sender, SenderConfig};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -312,9 +312,8 @@ pub(crate) const NO_HOST: u32 = u32::MAX;
 pub(crate) struct Host {
     /// Its flows, taken in turn.
     pub members: Vec<u32>,
-    pub pacer: Pacer,
-    /// Index into `members` of the flow asked first next time.
-    pub next: usize,
+    /// Its pacer, which also takes the members in turn.
+    pub pacer: HostPacer,
     /// Time of the pending wake-up (`Time::MAX`: none).
     pub wake_at: Time,
 }
@@ -519,8 +518,7 @@ impl Simulation {
                     if hosts.len() <= h {
                         hosts.resize_with(h + 1, || Host {
                             members: Vec::new(),
-                            pacer: Pacer::default(),
-                            next: 0,
+                            pacer: HostPacer::new(),
                             wake_at: Time::MAX,
                         });
                     }
@@ -993,41 +991,28 @@ impl Simulation {
             }
             // The flows' pacing together: the sum of their rates, the
             // smallest of their bursts (unpaced if one of them is).
-            let mut rate = 0.0;
-            let mut burst = u32::MAX;
-            let mut paced = true;
-            for k in 0..n {
-                let fl = &self.flows[self.hosts[h].members[k] as usize];
-                if fl.started && !fl.stopped {
-                    match fl.sender.pacing_request() {
-                        Some((r, b)) => {
-                            rate += r;
-                            burst = burst.min(b);
-                        }
-                        None => paced = false,
-                    }
-                }
-            }
-            let start = self.hosts[h].next;
-            let mut sent = None;
-            for k in 0..n {
-                let m = self.hosts[h].members[(start + k) % n] as usize;
-                let fl = &mut self.flows[m];
+            let pacing = host_pacer::aggregate(
+                self.hosts[h]
+                    .members
+                    .iter()
+                    .map(|&m| &self.flows[m as usize])
+                    .filter(|fl| fl.started && !fl.stopped)
+                    .map(|fl| fl.sender.pacing_request()),
+            );
+            let host = &mut self.hosts[h];
+            let flows = &mut self.flows;
+            let members = &host.members;
+            let sent = host.pacer.poll_transmit(now, n, pacing, |k| {
+                let fl = &mut flows[members[k] as usize];
                 if !fl.started || fl.stopped {
-                    continue;
+                    return None;
                 }
-                if let Some(d) = fl.sender.poll_transmit(now) {
-                    self.hosts[h].next = (start + k + 1) % n;
-                    sent = Some((m, d));
-                    break;
-                }
-            }
-            // Every flow waits for its window: an ACK will call again.
-            let Some((m, d)) = sent else { return };
+                let header = fl.sender.config().header;
+                fl.sender.poll_transmit(now).map(|d| (d, d.len + header))
+            });
+            let Some((k, d)) = sent else { return };
+            let m = self.hosts[h].members[k] as usize;
             let wire = d.len + self.flows[m].sender.config().header;
-            if paced && rate > 0.0 {
-                self.hosts[h].pacer.on_send(now, wire, rate, burst);
-            }
             self.data_packets += 1;
             let access = self.flows[m].route[0] as usize;
             let p = SimPacket {

@@ -17,6 +17,7 @@
 
 #![warn(missing_docs)]
 
+pub mod host_pacer;
 pub mod pacer;
 pub mod packet;
 pub mod ranges;
@@ -24,6 +25,7 @@ pub mod receiver;
 pub mod rtt;
 pub mod sender;
 
+pub use host_pacer::HostPacer;
 pub use packet::{AckPacket, DataPacket, Ecn, MAX_SACK, NO_ECHO};
 pub use receiver::{AckPolicy, Arrival, Receiver, ReceiverStats};
 pub use sender::{EventRecord, LostSeqs, Sender, SenderConfig, SenderStats, LOST_SEQS_CAP};

@@ -25,6 +25,15 @@
 //!   [`SendOptions::conn_id`]); the receiver locks onto the `conn` and source
 //!   address of the first data packet it gets and ignores every other
 //!   datagram, as the sender ignores ACKs for other connections.
+//! * **Parallel streams** ([`send_streams`], `dropless send -P N`): one
+//!   socket carries N connections with consecutive ids, each a full
+//!   [`dropless_transport::Sender`] with its own controller, sharing one
+//!   host-wide pacer ([`dropless_transport::HostPacer`]) unless
+//!   [`SendOptions::host_pacing`] is off. A receiver of generated data
+//!   serves them all: while its first connection runs, the first packet
+//!   (sequence number 0) of another connection id from the same address
+//!   opens another stream, up to [`MAX_STREAMS`]; the transfer ends when
+//!   every stream is complete.
 //! * **Ending**: the sender is done when everything is acknowledged. The
 //!   receiver renames its temporary file into place as soon as all data has
 //!   arrived, then *lingers* ([`RecvOptions::linger`]) re-acknowledging any
@@ -87,7 +96,9 @@ mod send;
 mod sys;
 
 pub use recv::{recv, recv_file, recv_file_on, recv_on};
-pub use send::{send, send_file, send_file_on, send_on};
+pub use send::{
+    send, send_file, send_file_on, send_on, send_streams, send_streams_on, MAX_STREAMS,
+};
 
 #[doc(no_inline)]
 pub use dropless_cc::{Controller, PacketFlags};
@@ -167,6 +178,12 @@ pub struct SendOptions {
     /// fine-grained series, independent of `interval`; the CLI's
     /// `--trace`); `None` records none. Default `None`.
     pub trace_every: Option<Duration>,
+    /// With parallel streams ([`send_streams`]), pace them all with one
+    /// host-wide pacer at the sum of their rates, in bursts of the smallest
+    /// of their bursts ([`dropless_transport::HostPacer`], seed 001's
+    /// "pacing at layer 3"), instead of each stream pacing itself. No
+    /// effect on one stream. Default true.
+    pub host_pacing: bool,
     /// **Test hook**, leave `None` in real use: when `Some(n)`, every `n`-th
     /// data transmission (counting retransmissions) is silently not sent, to
     /// emulate deterministic loss of ~1/n of the packets.
@@ -189,6 +206,7 @@ impl Default for SendOptions {
             gso: true,
             interval: None,
             trace_every: None,
+            host_pacing: true,
             debug_drop_every: None,
         }
     }
@@ -292,6 +310,10 @@ pub struct Interval {
     /// Madison's path estimates, ...), as the simulator records them.
     pub vars: Vec<(&'static str, f64)>,
 }
+
+/// One stream's [`Interval`] in a report of parallel streams
+/// ([`send_streams`]): the stream's index, from 0, and its interval.
+pub type StreamInterval = (usize, Interval);
 
 /// Receiver settings.
 #[derive(Clone, Debug, PartialEq)]
@@ -399,6 +421,9 @@ pub struct TransferReport {
     pub duplicates: u64,
     /// ACKs sent (receiver) or received and accepted (sender).
     pub acks: u64,
+    /// Connections served (receiver: more than one for a sender's parallel
+    /// streams; 0 on a sender).
+    pub streams: u32,
     /// Datagrams discarded by the test hooks (`debug_drop_every`,
     /// `debug_drop_ack_every`).
     pub debug_dropped: u64,
@@ -469,6 +494,9 @@ impl fmt::Display for TransferReport {
                 "; {} packets received, {} duplicates, {} ACKs",
                 self.packets_received, self.duplicates, self.acks
             )?;
+            if self.streams > 1 {
+                write!(f, ", {} streams", self.streams)?;
+            }
             if self.ce_marks > 0 {
                 write!(f, ", {} CE-marked", self.ce_marks)?;
             }

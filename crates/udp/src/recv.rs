@@ -53,7 +53,9 @@ pub fn recv(
 /// Receives one transfer into `sink` on an already bound socket.
 ///
 /// Waits for the first data packet (up to [`RecvOptions::start_timeout`]),
-/// then accepts only datagrams of that connection from that address. With
+/// then accepts only datagrams of that connection from that address (and,
+/// for generated data, the parallel streams of the same sender: see the
+/// crate docs). With
 /// [`Sink::File`] the data goes to a temporary file in the destination's
 /// directory that is renamed into place once every byte has arrived; on any
 /// error the temporary file is removed and the destination is left
@@ -89,7 +91,11 @@ pub fn recv_on(
     let mut buf = socket.recv_buffer(dropless_wire::DATA_HEADER_LEN + opts.mss as usize);
     let mut ack_buf = [0u8; MAX_ACK_LEN];
     let mut report = TransferReport::default();
-    let mut conn: Option<Conn> = None;
+    // The connections served: one for a file; for generated data, the
+    // parallel streams of one sender (`send -P N`), opened while the
+    // first is still running, from its address, by their first packet.
+    let mut conns: Vec<Conn> = Vec::new();
+    let multi = part.is_none();
     let start_timeout = opts.start_timeout.map(|d| d.as_nanos() as Time);
     let idle = opts.idle_timeout.as_nanos() as Time;
     let linger = opts.linger.as_nanos() as Time;
@@ -101,20 +107,22 @@ pub fn recv_on(
     loop {
         // Timers.
         let now = clock.now();
-        let deadline = match &mut conn {
-            None => {
-                if let Some(t) = start_timeout {
-                    if now >= t {
-                        bail!(
-                            "no data packet arrived within {:.1} s on {}",
-                            nanos(t).as_secs_f64(),
-                            socket.sock.local_addr()?
-                        );
-                    }
+        let deadline = if conns.is_empty() {
+            if let Some(t) = start_timeout {
+                if now >= t {
+                    bail!(
+                        "no data packet arrived within {:.1} s on {}",
+                        nanos(t).as_secs_f64(),
+                        socket.sock.local_addr()?
+                    );
                 }
-                start_timeout
             }
-            Some(c) => {
+            start_timeout
+        } else {
+            let mut deadline = Time::MAX;
+            let complete = conns.iter().all(|c| c.complete_at.is_some());
+            let last_heard = conns.iter().map(|c| c.last_heard).max().unwrap_or(0);
+            for c in conns.iter_mut() {
                 if c.rx.poll_timeout().is_some_and(|t| t <= now) {
                     c.rx.handle_timeout(now);
                     c.flush_acks(
@@ -126,25 +134,28 @@ pub fn recv_on(
                         &mut ack_count,
                     );
                 }
-                match c.complete_at {
-                    Some(_) if now.saturating_sub(c.last_heard) >= linger => break,
-                    Some(_) => {}
-                    None if now.saturating_sub(c.last_heard) > idle => bail!(
-                        "the sender at {} has been silent for {:.1} s ({} bytes received in order)",
-                        c.peer,
-                        nanos(now.saturating_sub(c.last_heard)).as_secs_f64(),
-                        c.rx.rcv_nxt() * mss
-                    ),
-                    None => {}
+                if c.complete_at.is_none() {
+                    if now.saturating_sub(c.last_heard) > idle {
+                        bail!(
+                            "the sender at {} has been silent for {:.1} s ({} bytes received in order)",
+                            c.peer,
+                            nanos(now.saturating_sub(c.last_heard)).as_secs_f64(),
+                            c.rx.rcv_nxt() * mss
+                        );
+                    }
+                    deadline = deadline.min(c.last_heard + idle + 1);
                 }
-                let end = c.last_heard
-                    + if c.complete_at.is_some() {
-                        linger
-                    } else {
-                        idle + 1
-                    };
-                Some(c.rx.poll_timeout().map_or(end, |t| t.min(end)))
+                if let Some(t) = c.rx.poll_timeout() {
+                    deadline = deadline.min(t);
+                }
             }
+            if complete {
+                if now.saturating_sub(last_heard) >= linger {
+                    break;
+                }
+                deadline = deadline.min(last_heard + linger);
+            }
+            Some(deadline)
         };
 
         let wait = deadline.map_or(MAX_RECV_WAIT, |d| {
@@ -157,19 +168,19 @@ pub fn recv_on(
         // Drain the socket.
         let mut next_transfer = false;
         loop {
-            if opts.require_first_packet {
-                if let Some(c) = conn.as_ref().filter(|c| c.complete_at.is_some()) {
-                    // Lingering: the first packet of another transfer ends
-                    // the linger and is left on the socket for it.
-                    if let Some((n, src)) = socket.peek(&mut buf)? {
-                        let first =
-                            &buf[..n.min(dropless_wire::DATA_HEADER_LEN + opts.mss as usize)];
-                        if matches!(decode(first), Ok(Decoded::Data(p, _))
-                            if p.seq == 0 && (p.conn != c.id || src != c.peer))
-                        {
-                            next_transfer = true;
-                            break;
-                        }
+            if opts.require_first_packet
+                && !conns.is_empty()
+                && conns.iter().all(|c| c.complete_at.is_some())
+            {
+                // Lingering: the first packet of another transfer ends
+                // the linger and is left on the socket for it.
+                if let Some((n, src)) = socket.peek(&mut buf)? {
+                    let first = &buf[..n.min(dropless_wire::DATA_HEADER_LEN + opts.mss as usize)];
+                    if matches!(decode(first), Ok(Decoded::Data(p, _))
+                        if p.seq == 0 && !conns.iter().any(|c| c.id == p.conn && c.peer == src))
+                    {
+                        next_transfer = true;
+                        break;
                     }
                 }
             }
@@ -212,25 +223,39 @@ pub fn recv_on(
                     }
                 }
                 let now = arrival.unwrap_or_else(|| clock.now());
-                if conn.is_none() {
-                    if opts.require_first_packet && p.seq != 0 {
-                        continue;
+                let k = match conns.iter().position(|c| c.peer == src && c.id == p.conn) {
+                    Some(k) => k,
+                    None => {
+                        let opens = if conns.is_empty() {
+                            !opts.require_first_packet || p.seq == 0
+                        } else {
+                            // Another stream of the same sender: from its
+                            // address, by its first packet, while the
+                            // transfer runs, up to the limit.
+                            multi
+                                && p.seq == 0
+                                && src == conns[0].peer
+                                && conns.len() < crate::MAX_STREAMS
+                                && conns.iter().any(|c| c.complete_at.is_none())
+                        };
+                        if !opens {
+                            continue;
+                        }
+                        conns.push(Conn {
+                            peer: src,
+                            id: p.conn,
+                            rx: Receiver::new(p.conn, opts.mss, opts.ack_policy),
+                            fin: None,
+                            max_seq: 0,
+                            bytes: 0,
+                            first_at: now,
+                            last_heard: now,
+                            complete_at: None,
+                        });
+                        conns.len() - 1
                     }
-                    conn = Some(Conn {
-                        peer: src,
-                        id: p.conn,
-                        rx: Receiver::new(p.conn, opts.mss, opts.ack_policy),
-                        fin: None,
-                        max_seq: 0,
-                        first_at: now,
-                        last_heard: now,
-                        complete_at: None,
-                    });
-                }
-                let c = conn.as_mut().expect("set above");
-                if c.peer != src || c.id != p.conn {
-                    continue;
-                }
+                };
+                let c = &mut conns[k];
                 c.check(&p, mss)?;
                 c.last_heard = now;
                 last_data_at = now;
@@ -256,8 +281,7 @@ pub fn recv_on(
                     c.complete_at = Some(now);
                     let (fin_seq, fin_len) = c.fin.expect("complete implies a FIN");
                     let len = fin_seq * mss + fin_len as u64;
-                    report.bytes = len;
-                    report.duration = nanos(now - c.first_at);
+                    c.bytes = len;
                     if let Some(part) = part.take() {
                         part.finish(len, opts.sync)?;
                     }
@@ -277,18 +301,34 @@ pub fn recv_on(
         }
     }
 
-    let c = conn.expect("the loop ends only after completion");
-    let st = c.rx.stats();
-    report.packets_received = st.packets_received;
-    report.duplicates = st.duplicates;
-    report.ce_marks = st.ce_received;
+    // Every stream is complete: the transfer's bytes, from the first
+    // packet of any stream to the completion of the last.
+    let first = conns
+        .iter()
+        .map(|c| c.first_at)
+        .min()
+        .expect("the loop ends only after completion");
+    let last = conns
+        .iter()
+        .filter_map(|c| c.complete_at)
+        .max()
+        .expect("complete");
+    report.duration = nanos(last - first);
+    for c in &conns {
+        let st = c.rx.stats();
+        report.bytes += c.bytes;
+        report.packets_received += st.packets_received;
+        report.duplicates += st.duplicates;
+        report.ce_marks += st.ce_received;
+    }
+    report.streams = conns.len() as u32;
     report.acks = ack_count;
-    report.peer = Some(c.peer);
+    report.peer = Some(conns[0].peer);
     report.set_goodput();
     Ok(report)
 }
 
-/// The one connection a receiver serves.
+/// A connection the receiver serves.
 struct Conn {
     peer: SocketAddr,
     id: u32,
@@ -297,6 +337,8 @@ struct Conn {
     fin: Option<(u64, u32)>,
     /// Highest packet number seen.
     max_seq: u64,
+    /// Its length once complete.
+    bytes: u64,
     first_at: Time,
     last_heard: Time,
     complete_at: Option<Time>,

@@ -9,13 +9,14 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use dropless_cc::{Controller, Time};
+use dropless_transport::host_pacer::{self, HostPacer};
 use dropless_transport::{DataPacket, Ecn, Sender, SenderConfig};
 use dropless_wire::{decode, encode_data, Decoded, DATA_HEADER_LEN};
 
 use crate::io::{ArrivalClock, Batch, Socket};
 use crate::{
     check_mss, nanos, pattern, random_u32, sys, wire_overhead, Clock, CongestionRecord, Interval,
-    SendOptions, Source, TransferReport, MAX_WAIT,
+    SendOptions, Source, StreamInterval, TransferReport, MAX_WAIT,
 };
 
 /// Sends the file at `path` to a receiver at `peer`, with congestion
@@ -85,6 +86,66 @@ pub fn send_on(
     opts: &SendOptions,
     on_interval: &mut dyn FnMut(&Interval),
 ) -> anyhow::Result<TransferReport> {
+    let mut reports = send_streams_on(socket, source, peer, vec![controller], opts, &mut |t| {
+        for (_, i) in t {
+            on_interval(i)
+        }
+    })?;
+    Ok(reports.pop().expect("one stream, one report"))
+}
+
+/// Sends `source` over one connection per controller in `controllers`
+/// (parallel streams, iperf3's `-P`), binding a socket as
+/// [`SendOptions::bind`] says; see [`send_streams_on`].
+pub fn send_streams(
+    source: Source<'_>,
+    peer: SocketAddr,
+    controllers: Vec<Box<dyn Controller>>,
+    opts: &SendOptions,
+    on_tick: &mut dyn FnMut(&[StreamInterval]),
+) -> anyhow::Result<Vec<TransferReport>> {
+    let bind = opts.bind.unwrap_or_else(|| match peer {
+        SocketAddr::V4(_) => SocketAddr::from(([0, 0, 0, 0], 0)),
+        SocketAddr::V6(_) => SocketAddr::from(([0u16; 8], 0)),
+    });
+    let socket = UdpSocket::bind(bind).with_context(|| format!("binding {bind}"))?;
+    send_streams_on(socket, source, peer, controllers, opts, on_tick)
+}
+
+/// One connection of a sender.
+struct Stream {
+    sender: Sender,
+    /// Packets delivered, and when that count last grew.
+    progress: (u64, Time),
+    /// When everything was acknowledged.
+    done_at: Option<Time>,
+    reports: Option<Ticker>,
+    trace: Option<Ticker>,
+    trace_out: Vec<Interval>,
+    acks: u64,
+}
+
+/// Sends `source` over `controllers.len()` connections at once on one
+/// already bound socket: each stream is a [`Sender`] with its own
+/// controller and connection id (consecutive ids from
+/// [`SendOptions::conn_id`] or a random one), and each carries all of
+/// `source` ([`Source::Bytes`] bytes each, or generated data for
+/// [`Source::Time`]; a file goes over one stream only). With
+/// [`SendOptions::host_pacing`] and more than one stream, the streams share
+/// one pacer ([`HostPacer`]) instead of pacing each itself.
+///
+/// Returns one report per stream when every stream is acknowledged; fails
+/// when any stream makes no progress for [`SendOptions::timeout`]. With
+/// [`SendOptions::interval`] set, `on_tick` gets every stream's
+/// [`Interval`] each interval (a stream that has ended reports no more).
+pub fn send_streams_on(
+    socket: UdpSocket,
+    source: Source<'_>,
+    peer: SocketAddr,
+    controllers: Vec<Box<dyn Controller>>,
+    opts: &SendOptions,
+    on_tick: &mut dyn FnMut(&[StreamInterval]),
+) -> anyhow::Result<Vec<TransferReport>> {
     check_mss(opts.mss)?;
     if opts.interval.is_some_and(|d| d.is_zero()) {
         bail!("the reporting interval must be longer than zero");
@@ -92,10 +153,17 @@ pub fn send_on(
     if opts.trace_every.is_some_and(|d| d.is_zero()) {
         bail!("the trace interval must be longer than zero");
     }
+    let n = controllers.len();
+    if n == 0 || n > MAX_STREAMS {
+        bail!("{n} streams: expected 1 to {MAX_STREAMS}");
+    }
     // The payload's origin, the stream length if known, and when to stop
     // a timed stream.
     let (file, total, stop_after) = match source {
         Source::File(path) => {
+            if n > 1 {
+                bail!("a file goes over one stream: parallel streams send generated data (bytes or time)");
+            }
             let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
             let size = file
                 .metadata()
@@ -112,8 +180,10 @@ pub fn send_on(
     sys::set_buffers(&socket, opts.socket_buffer);
     let socket = Socket::new(socket).context("setting up the socket")?;
 
-    let cfg = SenderConfig {
-        conn: opts.conn_id.unwrap_or_else(random_u32),
+    let host_paced = opts.host_pacing && n > 1;
+    let base_conn = opts.conn_id.unwrap_or_else(random_u32);
+    let cfg = |k: usize| SenderConfig {
+        conn: base_conn.wrapping_add(k as u32),
         mss: opts.mss,
         header: wire_overhead(),
         total_bytes: total,
@@ -122,6 +192,7 @@ pub fn send_on(
         max_window: opts.max_window.max(1),
         prr: opts.prr,
         ecn: opts.ecn,
+        host_paced,
         ..SenderConfig::default()
     };
     // Every data packet carries the same codepoint in its IP header.
@@ -129,32 +200,42 @@ pub fn send_on(
     let mss = opts.mss as u64;
     let _slack = sys::TimerSlack::fine();
     let clock = Clock::start();
-    let mut sender = Sender::new(cfg, controller, clock.now());
     let start = clock.now();
+    let mut streams: Vec<Stream> = controllers
+        .into_iter()
+        .enumerate()
+        .map(|(k, c)| {
+            let sender = Sender::new(cfg(k), c, start);
+            Stream {
+                reports: opts.interval.map(|d| Ticker::new(d, &sender, start)),
+                trace: opts.trace_every.map(|d| Ticker::new(d, &sender, start)),
+                sender,
+                progress: (0, start),
+                done_at: None,
+                trace_out: Vec::new(),
+                acks: 0,
+            }
+        })
+        .collect();
+    let mut host = HostPacer::new();
     let mut payload = vec![0u8; opts.mss as usize];
     let mut batch = Batch::new(&socket, DATA_HEADER_LEN + opts.mss as usize, opts.gso);
     let mut ack_buf = socket.recv_buffer(2048);
-    let mut report = TransferReport {
-        controller: sender.controller().name(),
-        peer: Some(peer),
-        ..Default::default()
-    };
+    let mut debug_dropped = 0u64;
     let mut tx_count = 0u64;
-    let mut progress = (0u64, start); // (packets delivered, when it last grew)
     let mut last_refused = false;
     let timeout = opts.timeout.as_nanos() as u64;
     let stop_at = stop_after.map(|d| start.saturating_add(d));
-    let mut reports = opts.interval.map(|d| Ticker::new(d, &sender, start));
-    let mut trace = opts.trace_every.map(|d| Ticker::new(d, &sender, start));
     let mut arrivals = ArrivalClock::new(clock.now());
+    let mut tick: Vec<StreamInterval> = Vec::with_capacity(n);
+    // The stream asked first, rotated so that separately paced streams
+    // share each batch fairly.
+    let mut first = 0usize;
 
     // Reads (or generates) packet `p`'s payload and adds the datagram to the
     // batch, which goes out in one system call (GSO) when full or when the
     // loop has sent what it may.
-    let mut transmit = |p: &DataPacket,
-                        batch: &mut Batch,
-                        report: &mut TransferReport|
-     -> anyhow::Result<()> {
+    let mut transmit = |p: &DataPacket, batch: &mut Batch| -> anyhow::Result<()> {
         let len = p.len as usize;
         match &file {
             Some((f, path)) => f
@@ -175,7 +256,7 @@ pub fn send_on(
             .debug_drop_every
             .is_some_and(|k| k > 0 && tx_count % k == 0)
         {
-            report.debug_dropped += 1;
+            debug_dropped += 1;
             batch.discard(n);
         } else {
             batch.commit(n);
@@ -185,73 +266,152 @@ pub fn send_on(
 
     loop {
         let now = clock.now();
-        if stop_at.is_some_and(|t| now >= t) {
-            // A timed stream ends here (no-op after the first call): what
-            // is numbered is repaired, then an empty FIN closes it.
-            sender.finish();
-        }
-        if sender.poll_timeout().is_some_and(|t| t <= now) {
-            sender.handle_timeout(now);
+        for s in streams.iter_mut().filter(|s| s.done_at.is_none()) {
+            if stop_at.is_some_and(|t| now >= t) {
+                // A timed stream ends here (no-op after the first call):
+                // what is numbered is repaired, then an empty FIN closes it.
+                s.sender.finish();
+            }
+            if s.sender.poll_timeout().is_some_and(|t| t <= now) {
+                s.sender.handle_timeout(now);
+            }
         }
         // At most BATCH packets, then the ACKs that came meanwhile: a large
         // window must not keep ACKs waiting in the socket (their RTT
         // samples would include the time spent sending) nor delay timers
         // and interval reports.
         let mut sent = 0;
-        while sent < BATCH {
-            let Some(p) = sender.poll_transmit(now) else {
-                break;
-            };
-            transmit(&p, &mut batch, &mut report)?;
-            sent += 1;
+        let mut host_waits = false;
+        if host_paced {
+            let pacing = host_pacer::aggregate(
+                streams
+                    .iter()
+                    .filter(|s| s.done_at.is_none())
+                    .map(|s| s.sender.pacing_request()),
+            );
+            while sent < BATCH {
+                if !host.ready(now) {
+                    host_waits = true;
+                    break;
+                }
+                let Some((_, p)) = host.poll_transmit(now, n, pacing, |k| {
+                    let s = &mut streams[k];
+                    if s.done_at.is_some() {
+                        return None;
+                    }
+                    s.sender
+                        .poll_transmit(now)
+                        .map(|d| (d, d.len + wire_overhead()))
+                }) else {
+                    break;
+                };
+                transmit(&p, &mut batch)?;
+                sent += 1;
+            }
+        } else {
+            for i in 0..n {
+                let s = &mut streams[(first + i) % n];
+                if s.done_at.is_some() {
+                    continue;
+                }
+                while sent < BATCH {
+                    let Some(p) = s.sender.poll_transmit(now) else {
+                        break;
+                    };
+                    transmit(&p, &mut batch)?;
+                    sent += 1;
+                }
+            }
+            first = (first + 1) % n;
         }
         batch
             .flush(&socket, peer, ecn)
             .or_else(send_error)
             .context("sending data packets")?;
         let more = sent == BATCH;
-        if sender.is_done() {
+        for s in streams.iter_mut().filter(|s| s.done_at.is_none()) {
+            if s.sender.is_done() {
+                s.done_at = Some(now);
+            }
+        }
+        tick.clear();
+        for (k, s) in streams.iter_mut().enumerate() {
+            let ended = s.done_at.is_some();
+            if ended {
+                // The last, shorter interval; then no more.
+                let end = s.done_at.expect("ended");
+                if let Some(i) = s
+                    .reports
+                    .take()
+                    .and_then(|t| t.finish(end, &s.sender, start))
+                {
+                    tick.push((k, i));
+                }
+                if let Some(i) = s.trace.take().and_then(|t| t.finish(end, &s.sender, start)) {
+                    s.trace_out.push(i);
+                }
+                continue;
+            }
+            if let Some(i) = s
+                .reports
+                .as_mut()
+                .and_then(|t| t.poll(now, &s.sender, start))
+            {
+                tick.push((k, i));
+            }
+            if let Some(i) = s.trace.as_mut().and_then(|t| t.poll(now, &s.sender, start)) {
+                s.trace_out.push(i);
+            }
+            let delivered = s.sender.stats().packets_delivered;
+            if delivered > s.progress.0 {
+                s.progress = (delivered, now);
+            } else if now - s.progress.1 > timeout {
+                bail!(
+                    "no progress for {:.1} s{}: {} {} bytes acknowledged{}",
+                    nanos(now - s.progress.1).as_secs_f64(),
+                    if n > 1 {
+                        format!(" on stream {k}")
+                    } else {
+                        String::new()
+                    },
+                    s.sender.stats().bytes_acked,
+                    match total {
+                        Some(n) => format!("of {n}"),
+                        None => "stream".to_string(),
+                    },
+                    if last_refused {
+                        " (the peer refuses datagrams: is a receiver listening?)"
+                    } else {
+                        ""
+                    }
+                );
+            }
+        }
+        if !tick.is_empty() {
+            on_tick(&tick);
+        }
+        if streams.iter().all(|s| s.done_at.is_some()) {
             break;
         }
-        if let Some(i) = reports.as_mut().and_then(|t| t.poll(now, &sender, start)) {
-            on_interval(&i);
-        }
-        if let Some(i) = trace.as_mut().and_then(|t| t.poll(now, &sender, start)) {
-            report.trace.push(i);
-        }
-        let delivered = sender.stats().packets_delivered;
-        if delivered > progress.0 {
-            progress = (delivered, now);
-        } else if now - progress.1 > timeout {
-            bail!(
-                "no progress for {:.1} s: {} {} bytes acknowledged{}",
-                nanos(now - progress.1).as_secs_f64(),
-                sender.stats().bytes_acked,
-                match total {
-                    Some(n) => format!("of {n}"),
-                    None => "stream".to_string(),
-                },
-                if last_refused {
-                    " (the peer refuses datagrams: is a receiver listening?)"
-                } else {
-                    ""
-                }
-            );
-        }
 
-        // Wait for ACKs until the sender's next deadline. The pacer does not
-        // make up for a late wake-up, so sleep until SPIN before the deadline
-        // and poll the socket for the rest of the time.
+        // Wait for ACKs until the next deadline. The pacer does not make up
+        // for a late wake-up, so sleep until SPIN before the deadline and
+        // poll the socket for the rest of the time.
         let now = clock.now();
-        let deadline = [
-            sender.poll_timeout(),
-            reports.as_ref().map(|t| t.next),
-            trace.as_ref().map(|t| t.next),
-            stop_at,
-        ]
-        .into_iter()
-        .flatten()
-        .min();
+        let mut deadline = stop_at;
+        let mut earliest = |t: Option<Time>| {
+            if let Some(t) = t {
+                deadline = Some(deadline.map_or(t, |d: Time| d.min(t)));
+            }
+        };
+        for s in streams.iter_mut().filter(|s| s.done_at.is_none()) {
+            earliest(s.sender.poll_timeout());
+            earliest(s.reports.as_ref().map(|t| t.next));
+            earliest(s.trace.as_ref().map(|t| t.next));
+        }
+        if host_waits {
+            earliest(Some(host.next_departure()));
+        }
         let wait = match deadline {
             _ if more => Duration::ZERO,
             Some(t) => nanos(t.saturating_sub(now)).min(MAX_WAIT),
@@ -264,7 +424,7 @@ pub fn send_on(
         }
         // Drain every ACK that is there.
         loop {
-            let (n, stride) = match socket.recv(&mut ack_buf) {
+            let (len, stride) = match socket.recv(&mut ack_buf) {
                 Ok(Some(r)) => (r.len, r.stride),
                 Ok(None) => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -281,13 +441,14 @@ pub fn send_on(
             // when this loop got to it, so that RTT samples do not carry the
             // loop's delays (but never before `now`, the sender's latest
             // time: it must not run backwards).
-            let arrival = (n == stride).then(|| arrivals.stamp(&socket, clock.now(), now));
-            for dgram in ack_buf[..n].chunks(stride) {
+            let arrival = (len == stride).then(|| arrivals.stamp(&socket, clock.now(), now));
+            for dgram in ack_buf[..len].chunks(stride) {
                 if let Ok(Decoded::Ack(a)) = decode(dgram) {
-                    if a.conn == sender.config().conn {
-                        report.acks += 1;
+                    let k = a.conn.wrapping_sub(base_conn) as usize;
+                    if let Some(s) = streams.get_mut(k) {
+                        s.acks += 1;
                         let at = arrival.unwrap_or_else(|| clock.now());
-                        sender.handle_ack(at, &a);
+                        s.sender.handle_ack(at, &a);
                     }
                 }
                 // Anything else (garbage, data, other connections): ignored.
@@ -295,47 +456,59 @@ pub fn send_on(
         }
     }
 
-    let end = clock.now();
-    if let Some(i) = reports.and_then(|t| t.finish(end, &sender, start)) {
-        on_interval(&i);
-    }
-    if let Some(i) = trace.and_then(|t| t.finish(end, &sender, start)) {
-        report.trace.push(i);
-    }
-    let st = sender.stats();
-    report.bytes = total.unwrap_or(st.bytes_acked);
-    report.duration = nanos(end - start);
-    report.packets_sent = st.packets_sent;
-    report.retransmits = st.retransmits;
-    report.packets_lost = st.packets_lost;
-    report.congestion_events = st.congestion_events;
-    report.rtos = st.rtos;
-    report.prr_recoveries = st.prr_recoveries;
-    report.ce_marks = st.ce_marks;
-    report.events = st
-        .events
-        .iter()
-        .map(|e| CongestionRecord {
-            at: nanos(e.time.saturating_sub(start)),
-            cause: e.cause,
-            rto: e.rto,
-            cwnd: e.cwnd,
-            lost: e.lost,
+    Ok(streams
+        .into_iter()
+        .enumerate()
+        .map(|(k, s)| {
+            let end = s.done_at.expect("every stream is done");
+            let mut report = TransferReport {
+                controller: s.sender.controller().name(),
+                peer: Some(peer),
+                acks: s.acks,
+                trace: s.trace_out,
+                // The test hook's count is the sender's: on the first stream.
+                debug_dropped: if k == 0 { debug_dropped } else { 0 },
+                ..Default::default()
+            };
+            let st = s.sender.stats();
+            report.bytes = total.unwrap_or(st.bytes_acked);
+            report.duration = nanos(end - start);
+            report.packets_sent = st.packets_sent;
+            report.retransmits = st.retransmits;
+            report.packets_lost = st.packets_lost;
+            report.congestion_events = st.congestion_events;
+            report.rtos = st.rtos;
+            report.prr_recoveries = st.prr_recoveries;
+            report.ce_marks = st.ce_marks;
+            report.events = st
+                .events
+                .iter()
+                .map(|e| CongestionRecord {
+                    at: nanos(e.time.saturating_sub(start)),
+                    cause: e.cause,
+                    rto: e.rto,
+                    cwnd: e.cwnd,
+                    lost: e.lost,
+                })
+                .collect();
+            let rtt = s.sender.rtt();
+            if rtt.has_sample() {
+                report.srtt = Some(nanos(rtt.srtt()));
+                report.min_rtt = Some(nanos(rtt.min_rtt()));
+            }
+            if st.rtt_samples > 0 {
+                report.mean_rtt = Some(Duration::from_secs_f64(
+                    st.rtt_sum_s / st.rtt_samples as f64,
+                ));
+            }
+            report.set_goodput();
+            report
         })
-        .collect();
-    let rtt = sender.rtt();
-    if rtt.has_sample() {
-        report.srtt = Some(nanos(rtt.srtt()));
-        report.min_rtt = Some(nanos(rtt.min_rtt()));
-    }
-    if st.rtt_samples > 0 {
-        report.mean_rtt = Some(Duration::from_secs_f64(
-            st.rtt_sum_s / st.rtt_samples as f64,
-        ));
-    }
-    report.set_goodput();
-    Ok(report)
+        .collect())
 }
+
+/// Most parallel streams of one sender ([`send_streams`]).
+pub const MAX_STREAMS: usize = 128;
 
 /// A series of [`Interval`]s every `every` from `start`.
 struct Ticker {
