@@ -323,6 +323,7 @@ static SPECS: &[CcSpec] = &[
             "mbs_grow_rounds" = 8.0, "rounds without a congestion loss before the burst grows by one";
             "cap_window" = 10.0, "rounds the capacity estimate keeps its maximum over";
             "shuffle" = 1.0, "1: yield a step of the rate from the seed's table when new traffic appears";
+            "infer_flows" = 0.0, "1: on new traffic, count the flows sharing as the seed assumes (all at this flow's rate, plus the newcomer) and yield at least down to the even share; 0: the table's step only";
             "cwnd_gain" = 2.0, "flight cap: this many rate x RTT, plus one burst";
             "loss_confirm" = 0.02, "fraction of a round's packets lost (3 or more) that confirms congestion whatever the delay, in (0, 1]";
             "search" = 0.0, "1: after start-up, find the available bandwidth by a binary search over self-loading trains (pathload's method; dropless probe) instead of cruising";
@@ -785,6 +786,7 @@ pub fn build(
                     mbs_grow_rounds: whole("mbs_grow_rounds", 1.0)? as u32,
                     cap_window: whole("cap_window", 1.0)? as usize,
                     shuffle: v.boolean("shuffle")?,
+                    infer_flows: v.boolean("infer_flows")?,
                     cwnd_gain: v.check(
                         "cwnd_gain",
                         |x| (1.0..=100.0).contains(&x),

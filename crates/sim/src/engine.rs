@@ -18,7 +18,7 @@
 use std::collections::VecDeque;
 
 use dropless_cc::{registry, ConnInfo, Time};
-use dropless_transport::host_pacer::{self, HostPacer};
+use dropless_transport::host_pacer::{HostPacer, PacingSum};
 use dropless_transport::{AckPacket, DataPacket, Ecn, Receiver, Sender, SenderConfig};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -991,28 +991,32 @@ impl Simulation {
             }
             // The flows' pacing together: the sum of their rates, the
             // smallest of their bursts (unpaced if one of them is).
-            let pacing = host_pacer::aggregate(
-                self.hosts[h]
-                    .members
-                    .iter()
-                    .map(|&m| &self.flows[m as usize])
-                    .filter(|fl| fl.started && !fl.stopped)
-                    .map(|fl| fl.sender.pacing_request()),
-            );
-            let host = &mut self.hosts[h];
-            let flows = &mut self.flows;
-            let members = &host.members;
-            let sent = host.pacer.poll_transmit(now, n, pacing, |k| {
-                let fl = &mut flows[members[k] as usize];
-                if !fl.started || fl.stopped {
-                    return None;
+            let mut sum = PacingSum::new();
+            for k in 0..n {
+                let fl = &self.flows[self.hosts[h].members[k] as usize];
+                if fl.started && !fl.stopped {
+                    sum.add(fl.sender.pacing_request());
                 }
-                let header = fl.sender.config().header;
-                fl.sender.poll_transmit(now).map(|d| (d, d.len + header))
-            });
+            }
+            let pacing = sum.pacing();
+            let start = self.hosts[h].pacer.first();
+            let mut sent = None;
+            for i in 0..n {
+                let k = (start + i) % n;
+                let fl = &mut self.flows[self.hosts[h].members[k] as usize];
+                if !fl.started || fl.stopped {
+                    continue;
+                }
+                if let Some(d) = fl.sender.poll_transmit(now) {
+                    sent = Some((k, d));
+                    break;
+                }
+            }
+            // Every flow waits for its window: an ACK will call again.
             let Some((k, d)) = sent else { return };
             let m = self.hosts[h].members[k] as usize;
             let wire = d.len + self.flows[m].sender.config().header;
+            self.hosts[h].pacer.on_send(now, k, n, wire, pacing);
             self.data_packets += 1;
             let access = self.flows[m].route[0] as usize;
             let p = SimPacket {

@@ -33,14 +33,52 @@ use crate::{DataPacket, Sender};
 /// the smallest of the bursts (packets) of the requests, `None` (no pacing)
 /// if a request is `None` or there is none.
 pub fn aggregate(requests: impl IntoIterator<Item = Option<(f64, u32)>>) -> Option<(f64, u32)> {
-    let mut rate = 0.0;
-    let mut burst = u32::MAX;
+    let mut sum = PacingSum::new();
     for r in requests {
-        let (r, b) = r?;
-        rate += r;
-        burst = burst.min(b);
+        sum.add(r);
     }
-    (rate > 0.0).then_some((rate, burst))
+    sum.pacing()
+}
+
+/// [`aggregate`] one request at a time.
+#[derive(Clone, Copy, Debug)]
+pub struct PacingSum {
+    rate: f64,
+    burst: u32,
+    unpaced: bool,
+}
+
+impl Default for PacingSum {
+    fn default() -> Self {
+        PacingSum::new()
+    }
+}
+
+impl PacingSum {
+    /// No request yet.
+    pub fn new() -> PacingSum {
+        PacingSum {
+            rate: 0.0,
+            burst: u32::MAX,
+            unpaced: false,
+        }
+    }
+
+    /// Adds a member's [`Sender::pacing_request`].
+    pub fn add(&mut self, request: Option<(f64, u32)>) {
+        match request {
+            Some((r, b)) => {
+                self.rate += r;
+                self.burst = self.burst.min(b);
+            }
+            None => self.unpaced = true,
+        }
+    }
+
+    /// The group's pacing so far.
+    pub fn pacing(&self) -> Option<(f64, u32)> {
+        (!self.unpaced && self.rate > 0.0).then_some((self.rate, self.burst))
+    }
 }
 
 /// A pacer shared by several senders, served in turn.
@@ -85,16 +123,36 @@ impl HostPacer {
             return None;
         }
         for i in 0..n {
-            let k = (self.next + i) % n;
+            let k = (self.first() + i) % n;
             if let Some((d, wire)) = try_send(k) {
-                self.next = (k + 1) % n;
-                if let Some((rate, burst)) = pacing {
-                    self.pacer.on_send(now, wire, rate, burst);
-                }
+                self.on_send(now, k, n, wire, pacing);
                 return Some((k, d));
             }
         }
         None
+    }
+
+    /// The member to ask first (the one after the member that sent last),
+    /// for a caller that asks its members itself.
+    pub fn first(&self) -> usize {
+        self.next
+    }
+
+    /// Records that member `k` of `n` sent `wire` bytes at `now` under the
+    /// members' [`aggregate`] pacing (what [`HostPacer::poll_transmit`]
+    /// does after a member sent).
+    pub fn on_send(
+        &mut self,
+        now: Time,
+        k: usize,
+        n: usize,
+        wire: u32,
+        pacing: Option<(f64, u32)>,
+    ) {
+        self.next = (k + 1) % n.max(1);
+        if let Some((rate, burst)) = pacing {
+            self.pacer.on_send(now, wire, rate, burst);
+        }
     }
 
     /// [`HostPacer::poll_transmit`] over a slice of senders, all active.
