@@ -15,6 +15,10 @@
 #   4. BBR alone without random loss for TIME, three ways: the kernel's
 #      (iperf3), dropless's BBR over `dropless send`, and the simulator's.
 #   5. The same with CUBIC (HyStart on in all three).
+#   7. Four parallel streams for TIME (seed 001's "pacing at layer 3"):
+#      PDA over `dropless send -P 4` with one host pacer and with each
+#      stream pacing itself, and kernel CUBIC with iperf3 -P 4; total
+#      goodput, each stream's and Jain's index over them.
 #   6. `dropless probe` for TIME (at most 10 s) on the path without cross
 #      traffic and with 50 % Poisson cross traffic (--cross poisson:500Mbps
 #      at 1 Gb/s), against the truth: capacity 1 Gb/s, available bandwidth
@@ -41,7 +45,7 @@ TIME=30s
 SHARE=60s
 LOSS=0.0001
 REPORT=
-CASES=1,2,3,4,5,6
+CASES=1,2,3,4,5,6,7
 while getopts "t:T:L:o:c:h" o; do
     case "$o" in
     t) TIME=$OPTARG ;;
@@ -94,8 +98,9 @@ dl() {
     ip netns exec "$NS_R" "$BIN" recv "10.79.0.2:$port" --discard --timeout 30 >"$OUT/$name.recv" 2>&1 &
     local rx=$!
     sleep 0.3
+    # shellcheck disable=SC2086 # DL_ARGS: more send options, split on spaces
     ip netns exec "$NS_S" "$BIN" send "10.79.0.2:$port" --time "${t}s" --cc "$cc" "${params[@]}" \
-        --json -i 1s >"$OUT/$name.json" 2>"$OUT/$name.err" || { cat "$OUT/$name.err" >&2; return 1; }
+        ${DL_ARGS:-} --json -i 1s >"$OUT/$name.json" 2>"$OUT/$name.err" || { cat "$OUT/$name.err" >&2; return 1; }
     wait "$rx" || { cat "$OUT/$name.recv" >&2; return 1; }
 }
 
@@ -106,7 +111,8 @@ kernel() {
     ip netns exec "$NS_R" iperf3 -s -1 -p "$port" >"$OUT/$name.srv" 2>&1 &
     local srv=$!
     sleep 0.3
-    ip netns exec "$NS_S" iperf3 -c 10.79.0.2 -p "$port" -t "$t" -C "$cc" -i 1 -J >"$OUT/$name.json" \
+    # shellcheck disable=SC2086 # K_ARGS: more iperf3 options, split on spaces
+    ip netns exec "$NS_S" iperf3 -c 10.79.0.2 -p "$port" -t "$t" -C "$cc" -i 1 ${K_ARGS:-} -J >"$OUT/$name.json" \
         || { cat "$OUT/$name.json" >&2; return 1; }
     wait "$srv" || true
 }
@@ -208,6 +214,20 @@ case ",$CASES," in *,6,*)
     ;;
 esac
 
+case ",$CASES," in *,7,*)
+    echo "case 7: four parallel streams, one host pacer or four" >&2
+    open_path
+    DL_ARGS="-P 4" dl par-host pda "$TIME_S"
+    close_path par-host
+    open_path
+    DL_ARGS="-P 4 --no-host-pacing" dl par-own pda "$TIME_S"
+    close_path par-own
+    open_path
+    K_ARGS="-P 4" kernel par-kcubic cubic "$TIME_S"
+    close_path par-kcubic
+    ;;
+esac
+
 python3 - "$OUT" "$RATE" "$LOSS" "$TIME" "$SHARE" <<'EOF' | tee "${REPORT:-/dev/null}"
 import json, os, sys
 out, rate, loss, t, share = sys.argv[1:]
@@ -302,4 +322,27 @@ for cc, title in (("bbr", "BBR"), ("cubic", "CUBIC")):
         s = sim_stats(sj)
         print(f"| dropless {title} (simulator) | {s['mbps']:.1f} | - | {s['retx']} | {s['per10k']:.2f} |")
     print(f"\n- emulator: {' / '.join(l.strip() for l in emu('alone-' + cc).splitlines()[:2])}\n")
+rows = []
+for name, title in (("par-host", "PDA, -P 4, one host pacer"), ("par-own", "PDA, -P 4, each stream its own pacer")):
+    j = load(name)
+    if j:
+        st = [x["goodput_bps"] / 1e6 for x in j["streams"]]
+        rows.append((title, j["sum"]["goodput_bps"] / 1e6, st, j["sum"]["retransmits"], j["sum"]["packets_sent"]))
+k = load("par-kcubic")
+if k:
+    mss = k["start"].get("tcp_mss_default") or 1448
+    st = [s["receiver"]["bits_per_second"] / 1e6 for s in k["end"]["streams"]]
+    sent = k["end"]["sum_sent"]["bytes"] / mss
+    rows.append(("kernel CUBIC, iperf3 -P 4", k["end"]["sum_received"]["bits_per_second"] / 1e6, st,
+                 k["end"]["sum_sent"].get("retransmits", 0), round(sent)))
+if rows:
+    print(f"## Four parallel streams for {t}, no random loss\n")
+    print("| sender | total Mb/s | streams Mb/s | Jain | retransmissions per 10^4 |")
+    print("|---|---|---|---|---|")
+    for title, tot, st, retx, sent in rows:
+        print(f"| {title} | {tot:.1f} | {', '.join(f'{x:.0f}' for x in st)} | {jain(st):.3f} | {1e4 * retx / max(1, sent):.2f} |")
+    for name in ("par-host", "par-own", "par-kcubic"):
+        if emu(name):
+            print(f"\n- emulator ({name}): {emu(name).splitlines()[0].strip()}")
+    print()
 EOF

@@ -326,6 +326,7 @@ static SPECS: &[CcSpec] = &[
             "infer_flows" = 0.0, "1: on new traffic, count the flows sharing as the seed assumes (all at this flow's rate, plus the newcomer) and yield at least down to the even share; 0: the table's step only";
             "cwnd_gain" = 2.0, "flight cap: this many rate x RTT, plus one burst";
             "loss_confirm" = 0.02, "fraction of a round's packets lost (3 or more) that confirms congestion whatever the delay, in (0, 1]";
+            "competing_loss" = 0.1, "while balancing against a competitor that does not yield, the fraction of a round's packets lost (3 or more) that still confirms congestion, in (0, 1]";
             "search" = 0.0, "1: after start-up, find the available bandwidth by a binary search over self-loading trains (pathload's method; dropless probe) instead of cruising";
         ),
     },
@@ -793,6 +794,11 @@ pub fn build(
                         "in [1, 100]",
                     )?,
                     loss_confirm: v.check("loss_confirm", |x| x > 0.0 && x <= 1.0, "in (0, 1]")?,
+                    competing_loss: v.check(
+                        "competing_loss",
+                        |x| x > 0.0 && x <= 1.0,
+                        "in (0, 1]",
+                    )?,
                     search: v.boolean("search")?,
                 },
                 info,
@@ -1088,6 +1094,9 @@ mod tests {
             ("cubic", vec![p("hystart", 3.0)]),
             ("cubic", vec![p("hystart", 1.5)]),
             ("pda", vec![p("search", 2.0)]),
+            ("pda", vec![p("infer_flows", 0.5)]),
+            ("pda", vec![p("competing_loss", 0.0)]),
+            ("pda", vec![p("competing_loss", 1.5)]),
             ("bic", vec![p("s_min", 4.0), p("s_max", 2.0)]),
             ("vegas", vec![p("alpha", 5.0)]),
             ("vegas-rate", vec![p("alpha_plus", -1.0)]),
