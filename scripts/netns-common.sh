@@ -3,6 +3,12 @@
 # the namespaces $NS_S (sender) and $NS_R (receiver). The caller sets NS_S,
 # NS_R, OUT (a scratch directory), TIME and ECN_ARGS (an array).
 
+# Security of the transfers: DROPLESS_SEC holds the options for send, recv
+# and probe. The measurements in docs/reports were taken in plaintext, so
+# the default is --insecure on this private namespace path; for encrypted
+# runs: DROPLESS_SEC="--key FILE" (a key from `dropless keygen FILE`).
+DROPLESS_SEC=${DROPLESS_SEC:---insecure}
+
 # Prints the calling script's header comment (its usage) and exits 2.
 usage() {
     sed -n '2,/^set -euo/p' "$0" | sed '$d; /^# shellcheck/d; s/^# \{0,1\}//'
@@ -44,13 +50,13 @@ transfer() {
     fi
     : >"$rep"
     # shellcheck disable=SC2086 # RECV_ARGS is a list of options
-    ip netns exec "$NS_R" "$BIN" recv "$ip:$port" "$sink" --timeout 30 ${RECV_ARGS:-} >"$rcv" 2>&1 &
+    ip netns exec "$NS_R" "$BIN" recv "$ip:$port" "$sink" --timeout 30 $DROPLESS_SEC ${RECV_ARGS:-} >"$rcv" 2>&1 &
     rx=$!
     sleep 0.3
     sleep "$delay"
     # shellcheck disable=SC2086 # SEND_ARGS is a list of options
     if ! ip netns exec "$NS_S" "$BIN" send "$ip:$port" --time "$TIME" --cc "$cc" \
-        "${params[@]}" "${ECN_ARGS[@]}" ${SEND_ARGS:-} >"$snd" 2>&1; then
+        "${params[@]}" "${ECN_ARGS[@]}" $DROPLESS_SEC ${SEND_ARGS:-} >"$snd" 2>&1; then
         { echo "== $spec: sender failed"; cat "$snd"; } >>"$rep"
     fi
     wait "$rx" || { echo "== $spec: receiver failed"; cat "$rcv"; } >>"$rep"

@@ -95,12 +95,13 @@ dl() {
         IFS=, read -r -a kvs <<<"$PDA_PARAMS"
         for kv in "${kvs[@]}"; do params+=(--param "$kv"); done
     fi
-    ip netns exec "$NS_R" "$BIN" recv "10.79.0.2:$port" --discard --timeout 30 >"$OUT/$name.recv" 2>&1 &
+    # shellcheck disable=SC2086 # DROPLESS_SEC: options, split on spaces
+    ip netns exec "$NS_R" "$BIN" recv "10.79.0.2:$port" --discard --timeout 30 $DROPLESS_SEC >"$OUT/$name.recv" 2>&1 &
     local rx=$!
     sleep 0.3
     # shellcheck disable=SC2086 # DL_ARGS: more send options, split on spaces
     ip netns exec "$NS_S" "$BIN" send "10.79.0.2:$port" --time "${t}s" --cc "$cc" "${params[@]}" \
-        ${DL_ARGS:-} --json -i 1s >"$OUT/$name.json" 2>"$OUT/$name.err" || { cat "$OUT/$name.err" >&2; return 1; }
+        ${DL_ARGS:-} $DROPLESS_SEC --json -i 1s >"$OUT/$name.json" 2>"$OUT/$name.err" || { cat "$OUT/$name.err" >&2; return 1; }
     wait "$rx" || { cat "$OUT/$name.recv" >&2; return 1; }
 }
 
@@ -188,10 +189,12 @@ done
 probe() {
     local name=$1 port=$((9900 + RANDOM % 90)) t
     t=$(echo "if ($TIME_S < 10) $TIME_S else 10" | bc)
-    ip netns exec "$NS_R" "$BIN" recv "10.79.0.2:$port" --discard --timeout 30 >"$OUT/$name.recv" 2>&1 &
+    # shellcheck disable=SC2086 # DROPLESS_SEC: options, split on spaces
+    ip netns exec "$NS_R" "$BIN" recv "10.79.0.2:$port" --discard --timeout 30 $DROPLESS_SEC >"$OUT/$name.recv" 2>&1 &
     local rx=$!
     sleep 0.3
-    ip netns exec "$NS_S" "$BIN" probe "10.79.0.2:$port" --time "${t}s" --json >"$OUT/$name.json" \
+    # shellcheck disable=SC2086 # DROPLESS_SEC: options, split on spaces
+    ip netns exec "$NS_S" "$BIN" probe "10.79.0.2:$port" --time "${t}s" $DROPLESS_SEC --json >"$OUT/$name.json" \
         2>"$OUT/$name.err" || { cat "$OUT/$name.err" >&2; return 1; }
     wait "$rx" || true
 }

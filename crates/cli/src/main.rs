@@ -105,6 +105,11 @@ enum Command {
     /// Measure a path over UDP (capacity, available bandwidth, maximum burst size, base RTT) with PDA's estimators
     #[command(after_help = probe::PROBE_HELP)]
     Probe(probe::ProbeArgs),
+    /// Write a new random pre-shared key for `send`/`recv`/`probe --key` (file mode 0600)
+    Keygen {
+        /// The key file to create (an existing file is never replaced)
+        file: std::path::PathBuf,
+    },
     /// Emulate a bottleneck link (rate, delay, buffer, loss, ECN) between two TUN devices
     #[command(after_help = emulate::EMULATE_HELP)]
     Emulate(emulate::EmulateArgs),
@@ -259,6 +264,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => bench::bench(&a),
         Command::Emulate(a) => emulate::emulate(&a),
         Command::Probe(a) => probe::probe(&a),
+        Command::Keygen { file } => transfer::keygen(&file),
         Command::BenchOne(a) => bench::bench_one(&a),
         Command::Sweep(a) => sweep::sweep(&a),
         Command::Verify(a) => verify::verify(&a),

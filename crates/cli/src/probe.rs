@@ -56,6 +56,8 @@ pub struct ProbeArgs {
     /// PDA parameter (repeatable): NAME=VALUE
     #[arg(short = 'p', long = "param", value_name = "NAME=VALUE")]
     pub params: Vec<String>,
+    #[command(flatten)]
+    pub security: crate::transfer::SecurityArgs,
 }
 
 /// The estimates, from the probe's intervals.
@@ -122,13 +124,14 @@ pub fn probe(a: &ProbeArgs) -> Result<(), Failure> {
     if !params.iter().any(|(k, _)| k == "search") {
         params.push(("search".to_string(), 1.0));
     }
-    let info = dropless_udp::conn_info(a.mss);
+    let info = dropless_udp::conn_info_for(a.mss, !a.security.insecure);
     let cc = registry::build("pda", &params, &info)
         .map_err(|e| Failure::Input(format!("--param: {e}")))?;
     let opts = SendOptions {
         mss: a.mss,
         timeout: Duration::from_secs_f64(a.timeout),
         interval: Some(Duration::from_millis(100)),
+        key: a.security.psk()?,
         ..SendOptions::default()
     };
     let mut intervals: Vec<Interval> = Vec::new();

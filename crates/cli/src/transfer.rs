@@ -8,6 +8,7 @@ use std::time::Duration;
 use dropless_cc::registry;
 use dropless_scenario::units::{self, fmt_rate};
 use dropless_transport::AckPolicy;
+use dropless_udp::secure::Psk;
 use dropless_udp::{Interval, RecvOptions, SendOptions, Sink, Source, TransferReport};
 
 use crate::Failure;
@@ -54,6 +55,55 @@ Examples:
   dropless recv 127.0.0.1:9000 --out copy.bin --ack every
   dropless recv 127.0.0.1:9000 --check --json
   dropless recv 0.0.0.0:9000 --discard --keep";
+
+/// Authenticated encryption or an explicit plaintext transfer (`send`,
+/// `recv`, `probe`).
+#[derive(clap::Args, Debug, Clone)]
+pub struct SecurityArgs {
+    /// Pre-shared key file (from `dropless keygen`), the same on both ends:
+    /// a Noise handshake, then every datagram authenticated and encrypted
+    #[arg(long, value_name = "FILE", conflicts_with = "insecure")]
+    pub key: Option<PathBuf>,
+    /// Plaintext, without authentication or encryption: anyone on the path
+    /// can read, alter, forge or replay the data
+    #[arg(long)]
+    pub insecure: bool,
+}
+
+impl SecurityArgs {
+    /// The key, `None` with --insecure; an input error without either.
+    pub fn psk(&self) -> Result<Option<Psk>, Failure> {
+        match (&self.key, self.insecure) {
+            (Some(path), _) => Psk::from_file(path)
+                .map(Some)
+                .map_err(|e| Failure::Input(format!("--key: {e:#}"))),
+            (None, true) => Ok(None),
+            (None, false) => Err(Failure::Input(
+                "transfers are authenticated and encrypted: give --key FILE (make one with \
+                 `dropless keygen FILE` and copy it to the other end), or --insecure for plaintext"
+                    .to_string(),
+            )),
+        }
+    }
+}
+
+/// `dropless keygen FILE`: a new random pre-shared key, mode 0600.
+pub fn keygen(path: &Path) -> Result<(), Failure> {
+    if path.exists() {
+        return Err(Failure::Input(format!(
+            "{}: exists; a new key goes to a new file",
+            path.display()
+        )));
+    }
+    let k = Psk::generate().map_err(|e| Failure::Run(format!("{e:#}")))?;
+    k.write_new_file(path)
+        .map_err(|e| Failure::Run(format!("{e:#}")))?;
+    eprintln!(
+        "wrote a new key to {} (keep it secret; both ends of a transfer use it with --key)",
+        path.display()
+    );
+    Ok(())
+}
 
 /// Arguments of `dropless send`.
 #[derive(clap::Args, Debug)]
@@ -116,6 +166,8 @@ pub struct SendArgs {
     /// bursts (seed 001's pacing at layer 3)
     #[arg(long)]
     pub no_host_pacing: bool,
+    #[command(flatten)]
+    pub security: SecurityArgs,
 }
 
 /// How the receiver acknowledges.
@@ -162,6 +214,8 @@ pub struct RecvArgs {
     /// or --check)
     #[arg(long, conflicts_with = "out")]
     pub keep: bool,
+    #[command(flatten)]
+    pub security: SecurityArgs,
 }
 
 pub(crate) fn parse_params(cc: &str, raw: &[String]) -> Result<Vec<(String, f64)>, Failure> {
@@ -224,6 +278,7 @@ pub(crate) fn positive_time(name: &str, v: &str) -> Result<Duration, Failure> {
 pub fn send(a: &SendArgs) -> Result<(), Failure> {
     check_mss(a.mss)?;
     let params = parse_params(&a.cc, &a.params)?;
+    let encrypted = !a.security.insecure;
     let n = a.parallel as usize;
     if !(1..=dropless_udp::MAX_STREAMS).contains(&n) {
         return Err(Failure::Input(format!(
@@ -245,8 +300,12 @@ pub fn send(a: &SendArgs) -> Result<(), Failure> {
     }
     let ccs = (0..n)
         .map(|_| {
-            registry::build(&a.cc, &params, &dropless_udp::conn_info(a.mss))
-                .map_err(|e| Failure::Input(format!("--cc: {e}")))
+            registry::build(
+                &a.cc,
+                &params,
+                &dropless_udp::conn_info_for(a.mss, encrypted),
+            )
+            .map_err(|e| Failure::Input(format!("--cc: {e}")))
         })
         .collect::<Result<Vec<_>, _>>()?;
     let source = match (&a.file, &a.bytes, &a.time) {
@@ -298,6 +357,8 @@ pub fn send(a: &SendArgs) -> Result<(), Failure> {
             None => None,
         },
         host_pacing: !a.no_host_pacing,
+        // Read last: the other arguments' errors come first.
+        key: a.security.psk()?,
         ..SendOptions::default()
     };
     let mut intervals = Vec::new();
@@ -410,6 +471,7 @@ fn sum_reports(reports: &[TransferReport]) -> TransferReport {
     let mut t = TransferReport {
         controller: reports[0].controller,
         peer: reports[0].peer,
+        encrypted: reports[0].encrypted,
         ..TransferReport::default()
     };
     let mut srtt = Vec::new();
@@ -426,6 +488,7 @@ fn sum_reports(reports: &[TransferReport]) -> TransferReport {
         t.ce_marks += r.ce_marks;
         t.acks += r.acks;
         t.debug_dropped += r.debug_dropped;
+        t.rejected += r.rejected;
         t.events.extend(r.events.iter().copied());
         srtt.extend(r.srtt);
         mean.extend(r.mean_rtt);
@@ -583,6 +646,8 @@ fn report_json(r: &TransferReport) -> serde_json::Value {
         "duration_s": r.duration.as_secs_f64(),
         "goodput_bps": r.goodput_bps,
         "peer": r.peer.map(|p| p.to_string()),
+        "encrypted": r.encrypted,
+        "rejected": r.rejected,
     });
     if r.controller.is_empty() {
         v["packets_received"] = r.packets_received.into();
@@ -636,6 +701,7 @@ pub fn recv(a: &RecvArgs) -> Result<(), Failure> {
             RecvOptions::default().idle_timeout
         },
         require_first_packet: a.keep,
+        key: a.security.psk()?,
         ..RecvOptions::default()
     };
     // clap's "sink" group makes exactly one of the three present.

@@ -740,7 +740,38 @@ fn probe_refuses_bad_input_and_ends_on_a_closed_port() {
         .port();
     let peer = format!("127.0.0.1:{port}");
     let t = std::time::Instant::now();
-    let out = dropless(&["probe", &peer, "--time", "5s", "--timeout", "1"]);
+    let out = dropless(&[
+        "probe",
+        &peer,
+        "--time",
+        "5s",
+        "--timeout",
+        "1",
+        "--insecure",
+    ]);
     assert_failed(&out, 1, &["probe", "no progress"], "probe of a closed port");
+    // Encrypted (the default), the handshake is what goes unanswered.
+    let key = std::env::temp_dir().join(format!("dropless-probe-key-{}", std::process::id()));
+    let _ = std::fs::remove_file(&key);
+    assert!(dropless(&["keygen", key.to_str().unwrap()])
+        .status
+        .success());
+    let out = dropless(&[
+        "probe",
+        &peer,
+        "--time",
+        "5s",
+        "--timeout",
+        "1",
+        "--key",
+        key.to_str().unwrap(),
+    ]);
+    assert_failed(
+        &out,
+        1,
+        &["probe", "handshake", "same key"],
+        "encrypted probe of a closed port",
+    );
+    std::fs::remove_file(&key).unwrap();
     assert!(t.elapsed() < std::time::Duration::from_secs(30));
 }

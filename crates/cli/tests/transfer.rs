@@ -14,12 +14,37 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// Starts `dropless recv ADDR ARGS...` (stdout captured) and gives it time
-/// to bind.
+/// `--key FILE` with a key that `dropless keygen` wrote once for these
+/// tests (or `--insecure` when ARGS already has it).
+fn key_args(args: &[&str]) -> Vec<String> {
+    static KEY: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    if args.contains(&"--insecure") {
+        return Vec::new();
+    }
+    let path = KEY.get_or_init(|| {
+        let dir =
+            std::env::temp_dir().join(format!("dropless-transfer-key-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("key");
+        let _ = std::fs::remove_file(&path);
+        let o = Command::new(bin())
+            .arg("keygen")
+            .arg(&path)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        path
+    });
+    vec!["--key".to_string(), path.to_str().unwrap().to_string()]
+}
+
+/// Starts `dropless recv ADDR ARGS...` (stdout captured; encrypted with the
+/// tests' key unless ARGS has --insecure) and gives it time to bind.
 fn spawn_recv(addr: &str, args: &[&str]) -> std::process::Child {
     let rx = Command::new(bin())
         .args(["recv", addr])
         .args(args)
+        .args(key_args(args))
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
@@ -27,9 +52,15 @@ fn spawn_recv(addr: &str, args: &[&str]) -> std::process::Child {
     rx
 }
 
-/// Runs `dropless send ARGS...`, asserts success and returns its stdout.
+/// Runs `dropless send ARGS...` (with the tests' key unless ARGS has
+/// --insecure), asserts success and returns its stdout.
 fn send_ok(args: &[&str]) -> String {
-    let tx = Command::new(bin()).arg("send").args(args).output().unwrap();
+    let tx = Command::new(bin())
+        .arg("send")
+        .args(args)
+        .args(key_args(args))
+        .output()
+        .unwrap();
     assert!(
         tx.status.success(),
         "{}",
@@ -55,13 +86,18 @@ fn send_and_recv_move_a_file_byte_identical() {
         })
         .collect();
     std::fs::write(&src, &data).unwrap();
-    for cc in ["newreno", "fast"] {
+    // Encrypted with one controller, plaintext with the other.
+    for (cc, sec) in [
+        ("newreno", key_args(&[])),
+        ("fast", vec!["--insecure".to_string()]),
+    ] {
         let _ = std::fs::remove_file(&dst);
         let addr = format!("127.0.0.1:{}", free_port());
         let mut rx = Command::new(bin())
             .args(["recv", &addr, "--out"])
             .arg(&dst)
             .args(["--timeout", "20"])
+            .args(&sec)
             .stdout(Stdio::piped())
             .spawn()
             .unwrap();
@@ -71,6 +107,7 @@ fn send_and_recv_move_a_file_byte_identical() {
             .arg(&src)
             .arg(&addr)
             .args(["--cc", cc])
+            .args(&sec)
             .output()
             .unwrap();
         assert!(

@@ -92,6 +92,7 @@ use dropless_transport::AckPolicy;
 mod io;
 pub mod pattern;
 mod recv;
+pub mod secure;
 mod send;
 mod sys;
 
@@ -128,6 +129,16 @@ pub fn conn_info(mss: u32) -> ConnInfo {
         wire_size: mss + wire_overhead(),
         seed: 0,
     }
+}
+
+/// [`conn_info`] for a transfer sealed with [`secure`] (`encrypted`),
+/// whose datagrams carry [`secure::SEAL_OVERHEAD`] more bytes.
+pub fn conn_info_for(mss: u32, encrypted: bool) -> ConnInfo {
+    let mut i = conn_info(mss);
+    if encrypted {
+        i.wire_size += secure::SEAL_OVERHEAD as u32;
+    }
+    i
 }
 
 /// Sender settings.
@@ -178,6 +189,12 @@ pub struct SendOptions {
     /// fine-grained series, independent of `interval`; the CLI's
     /// `--trace`); `None` records none. Default `None`.
     pub trace_every: Option<Duration>,
+    /// The pre-shared key of the receiver: the transfer starts with a Noise
+    /// handshake and every datagram is sealed with authenticated encryption
+    /// ([`secure`]). `None` sends plaintext, which anyone on the path can
+    /// read, alter, forge or replay: the CLI asks for `--insecure` to allow
+    /// it. Default `None`.
+    pub key: Option<secure::Psk>,
     /// With parallel streams ([`send_streams`]), pace them all with one
     /// host-wide pacer at the sum of their rates, in bursts of the smallest
     /// of their bursts ([`dropless_transport::HostPacer`], seed 001's
@@ -207,6 +224,7 @@ impl Default for SendOptions {
             interval: None,
             trace_every: None,
             host_pacing: true,
+            key: None,
             debug_drop_every: None,
         }
     }
@@ -346,6 +364,12 @@ pub struct RecvOptions {
     /// transfer's first packet arrives, see [`recv_on`]). Default false (any
     /// packet opens).
     pub require_first_packet: bool,
+    /// The pre-shared key senders must hold ([`SendOptions::key`]): only
+    /// a valid Noise handshake opens a transfer and only sealed datagrams
+    /// of its session are read; everything else is dropped and counted in
+    /// [`TransferReport::rejected`]. `None` reads plaintext from anyone.
+    /// Default `None`.
+    pub key: Option<secure::Psk>,
     /// **Test hook**, leave `None` in real use: when `Some(n)`, every `n`-th
     /// ACK is silently not sent.
     pub debug_drop_ack_every: Option<u64>,
@@ -366,6 +390,7 @@ impl Default for RecvOptions {
             sync: true,
             socket_buffer: 4 << 20,
             require_first_packet: false,
+            key: None,
             debug_drop_ack_every: None,
             debug_mark_ce_every: None,
         }
@@ -424,6 +449,12 @@ pub struct TransferReport {
     /// Connections served (receiver: more than one for a sender's parallel
     /// streams; 0 on a sender).
     pub streams: u32,
+    /// The transfer ran under authenticated encryption ([`secure`]).
+    pub encrypted: bool,
+    /// Datagrams dropped because they were not authenticated: forged,
+    /// altered, replayed, of another session, or plaintext on an encrypted
+    /// transfer.
+    pub rejected: u64,
     /// Datagrams discarded by the test hooks (`debug_drop_every`,
     /// `debug_drop_ack_every`).
     pub debug_dropped: u64,
@@ -501,6 +532,14 @@ impl fmt::Display for TransferReport {
                 write!(f, ", {} CE-marked", self.ce_marks)?;
             }
         }
+        if self.encrypted {
+            write!(f, "; encrypted")?;
+        } else {
+            write!(f, "; PLAINTEXT (--insecure)")?;
+        }
+        if self.rejected > 0 {
+            write!(f, "; {} unauthenticated datagrams dropped", self.rejected)?;
+        }
         if self.debug_dropped > 0 {
             write!(f, "; {} dropped by test hook", self.debug_dropped)?;
         }
@@ -527,7 +566,7 @@ fn nanos(t: Time) -> Duration {
 }
 
 fn check_mss(mss: u32) -> anyhow::Result<()> {
-    let max = MAX_DATAGRAM - dropless_wire::DATA_HEADER_LEN;
+    let max = MAX_DATAGRAM - dropless_wire::DATA_HEADER_LEN - secure::SEAL_OVERHEAD;
     anyhow::ensure!(
         mss >= 1 && mss as usize <= max,
         "mss {mss} out of range: must be 1..={max} so a datagram fits in UDP"

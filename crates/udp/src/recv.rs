@@ -13,6 +13,7 @@ use dropless_transport::{DataPacket, Ecn, Receiver};
 use dropless_wire::{decode, encode_ack, Decoded, MAX_ACK_LEN};
 
 use crate::io::{ArrivalClock, Received, Socket};
+use crate::secure::{self, Channel, SEAL_OVERHEAD};
 use crate::{check_mss, nanos, pattern, random_u32, sys, Clock, RecvOptions, Sink, TransferReport};
 
 /// Longest single wait of the receiver loop (timeouts are checked at least
@@ -88,8 +89,20 @@ pub fn recv_on(
     };
     let clock = Clock::start();
     let mss = opts.mss as u64;
-    let mut buf = socket.recv_buffer(dropless_wire::DATA_HEADER_LEN + opts.mss as usize);
-    let mut ack_buf = [0u8; MAX_ACK_LEN];
+    let plain_max = dropless_wire::DATA_HEADER_LEN + opts.mss as usize;
+    let mut buf = socket.recv_buffer(plain_max + SEAL_OVERHEAD);
+    let mut ack_buf = AckOut {
+        plain: [0u8; MAX_ACK_LEN],
+        sealed: [0u8; MAX_ACK_LEN + SEAL_OVERHEAD],
+        chan: None,
+    };
+    // With a key: the session's sender, its handshake response (repeated
+    // for a repeated first message), opened datagrams, and how many
+    // unauthenticated datagrams were dropped.
+    let mut session_peer: Option<SocketAddr> = None;
+    let mut hs_resp: Vec<u8> = Vec::new();
+    let mut opened = vec![0u8; if opts.key.is_some() { plain_max } else { 0 }];
+    let mut rejected = 0u64;
     let mut report = TransferReport::default();
     // The connections served: one for a file; for generated data, the
     // parallel streams of one sender (`send -P N`), opened while the
@@ -175,10 +188,17 @@ pub fn recv_on(
                 // Lingering: the first packet of another transfer ends
                 // the linger and is left on the socket for it.
                 if let Some((n, src)) = socket.peek(&mut buf)? {
-                    let first = &buf[..n.min(dropless_wire::DATA_HEADER_LEN + opts.mss as usize)];
-                    if matches!(decode(first), Ok(Decoded::Data(p, _))
-                        if p.seq == 0 && !conns.iter().any(|c| c.id == p.conn && c.peer == src))
-                    {
+                    // (A coalesced peek holds several datagrams: decode the
+                    // first one's length only.)
+                    let first = &buf[..n.min(plain_max)];
+                    let next = match &ack_buf.chan {
+                        // Another session's handshake.
+                        Some(c) => matches!(secure::peek(first),
+                            Some((secure::TYPE_HS_INIT, s)) if s != c.session() || Some(src) != session_peer),
+                        None => matches!(decode(first), Ok(Decoded::Data(p, _))
+                            if p.seq == 0 && !conns.iter().any(|c| c.id == p.conn && c.peer == src)),
+                    };
+                    if next {
                         next_transfer = true;
                         break;
                     }
@@ -207,6 +227,53 @@ pub fn recv_on(
             let arrival = (n == stride).then(|| arrivals.stamp(&socket, clock.now(), last_data_at));
             // One datagram, or several of one source `stride` bytes apart (GRO).
             for dgram in buf[..n].chunks(stride) {
+                let dgram = match &opts.key {
+                    None => dgram,
+                    Some(psk) => {
+                        let kind = secure::peek(dgram);
+                        match (kind, &mut ack_buf.chan) {
+                            (Some((secure::TYPE_SEALED, _)), Some(c))
+                                if Some(src) == session_peer =>
+                            {
+                                match c.open(dgram, &mut opened) {
+                                    Some(d) => d,
+                                    None => {
+                                        rejected += 1;
+                                        continue;
+                                    }
+                                }
+                            }
+                            (Some((secure::TYPE_HS_INIT, s)), chan) => {
+                                let repeat = chan.as_ref().is_some_and(|c| c.session() == s)
+                                    && Some(src) == session_peer;
+                                if repeat {
+                                    // Our response was lost: say it again.
+                                    let _ = socket.sock.send_to(&hs_resp, src);
+                                } else if conns.is_empty() {
+                                    // A new session, before any data of the
+                                    // previous one (a sender that started
+                                    // over): only with a valid handshake.
+                                    match secure::respond(psk, dgram) {
+                                        Some((_, resp, c)) => {
+                                            let _ = socket.sock.send_to(&resp, src);
+                                            hs_resp = resp;
+                                            *chan = Some(c);
+                                            session_peer = Some(src);
+                                        }
+                                        None => rejected += 1,
+                                    }
+                                } else {
+                                    rejected += 1;
+                                }
+                                continue;
+                            }
+                            _ => {
+                                rejected += 1;
+                                continue;
+                            }
+                        }
+                    }
+                };
                 let Ok(Decoded::Data(mut p, payload)) = decode(dgram) else {
                     continue; // not ours, malformed, or an ACK: ignore
                 };
@@ -322,6 +389,8 @@ pub fn recv_on(
         report.ce_marks += st.ce_received;
     }
     report.streams = conns.len() as u32;
+    report.encrypted = opts.key.is_some();
+    report.rejected = rejected;
     report.acks = ack_count;
     report.peer = Some(conns[0].peer);
     report.set_goodput();
@@ -404,13 +473,13 @@ impl Conn {
         &mut self,
         socket: &Socket,
         now: Time,
-        buf: &mut [u8; MAX_ACK_LEN],
+        out: &mut AckOut,
         opts: &RecvOptions,
         report: &mut TransferReport,
         count: &mut u64,
     ) {
         while let Some(a) = self.rx.poll_ack(now) {
-            let Ok(n) = encode_ack(&a, buf) else {
+            let Ok(n) = encode_ack(&a, &mut out.plain) else {
                 debug_assert!(false, "the receiver produced an unencodable ACK: {a:?}");
                 continue;
             };
@@ -422,11 +491,26 @@ impl Conn {
                 report.debug_dropped += 1;
                 continue;
             }
-            if socket.sock.send_to(&buf[..n], self.peer).is_ok() {
+            let dgram = match &mut out.chan {
+                Some(c) => match c.seal(&out.plain[..n], &mut out.sealed) {
+                    Ok(m) => &out.sealed[..m],
+                    Err(_) => continue,
+                },
+                None => &out.plain[..n],
+            };
+            if socket.sock.send_to(dgram, self.peer).is_ok() {
                 *count += 1;
             }
         }
     }
+}
+
+/// How ACKs leave: encoded into `plain`, then sealed into `sealed` when
+/// the transfer is encrypted.
+struct AckOut {
+    plain: [u8; MAX_ACK_LEN],
+    sealed: [u8; MAX_ACK_LEN + SEAL_OVERHEAD],
+    chan: Option<Channel>,
 }
 
 /// The hidden temporary file the data goes to; removed on drop unless

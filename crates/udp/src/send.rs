@@ -14,6 +14,7 @@ use dropless_transport::{DataPacket, Ecn, Sender, SenderConfig};
 use dropless_wire::{decode, encode_data, Decoded, DATA_HEADER_LEN};
 
 use crate::io::{ArrivalClock, Batch, Socket};
+use crate::secure::{self, Channel, Psk, SEAL_OVERHEAD};
 use crate::{
     check_mss, nanos, pattern, random_u32, sys, wire_overhead, Clock, CongestionRecord, Interval,
     SendOptions, Source, StreamInterval, TransferReport, MAX_WAIT,
@@ -179,13 +180,28 @@ pub fn send_streams_on(
         .with_context(|| format!("connecting to {peer}"))?;
     sys::set_buffers(&socket, opts.socket_buffer);
     let socket = Socket::new(socket).context("setting up the socket")?;
+    let mut ack_buf = socket.recv_buffer(2048);
+    let mut rejected = 0u64;
+    // Authenticated encryption unless the caller asked for plaintext.
+    let mut chan = match &opts.key {
+        Some(psk) => Some(handshake(
+            &socket,
+            &mut ack_buf,
+            psk,
+            peer,
+            opts.timeout,
+            &mut rejected,
+        )?),
+        None => None,
+    };
+    let seal = if chan.is_some() { SEAL_OVERHEAD } else { 0 };
 
     let host_paced = opts.host_pacing && n > 1;
     let base_conn = opts.conn_id.unwrap_or_else(random_u32);
     let cfg = |k: usize| SenderConfig {
         conn: base_conn.wrapping_add(k as u32),
         mss: opts.mss,
-        header: wire_overhead(),
+        header: wire_overhead() + seal as u32,
         total_bytes: total,
         initial_rto: opts.initial_rto.as_nanos() as u64,
         min_rto: opts.min_rto.as_nanos() as u64,
@@ -219,8 +235,21 @@ pub fn send_streams_on(
         .collect();
     let mut host = HostPacer::new();
     let mut payload = vec![0u8; opts.mss as usize];
-    let mut batch = Batch::new(&socket, DATA_HEADER_LEN + opts.mss as usize, opts.gso);
-    let mut ack_buf = socket.recv_buffer(2048);
+    let mut batch = Batch::new(
+        &socket,
+        DATA_HEADER_LEN + opts.mss as usize + seal,
+        opts.gso,
+    );
+    // Plaintext datagrams before sealing, and opened ACKs.
+    let mut plain = vec![
+        0u8;
+        if seal > 0 {
+            DATA_HEADER_LEN + opts.mss as usize
+        } else {
+            0
+        }
+    ];
+    let mut opened = [0u8; dropless_wire::MAX_ACK_LEN];
     let mut debug_dropped = 0u64;
     let mut tx_count = 0u64;
     let mut last_refused = false;
@@ -235,7 +264,10 @@ pub fn send_streams_on(
     // Reads (or generates) packet `p`'s payload and adds the datagram to the
     // batch, which goes out in one system call (GSO) when full or when the
     // loop has sent what it may.
-    let mut transmit = |p: &DataPacket, batch: &mut Batch| -> anyhow::Result<()> {
+    let mut transmit = |p: &DataPacket,
+                        batch: &mut Batch,
+                        chan: &mut Option<Channel>|
+     -> anyhow::Result<()> {
         let len = p.len as usize;
         match &file {
             Some((f, path)) => f
@@ -243,14 +275,22 @@ pub fn send_streams_on(
                 .with_context(|| format!("reading {} at offset {}", path.display(), p.seq * mss))?,
             None => pattern::fill(p.seq * mss, &mut payload[..len]),
         }
-        let n = DATA_HEADER_LEN + len;
+        let n = DATA_HEADER_LEN + len + seal;
         if !batch.fits(n) {
             batch
                 .flush(&socket, peer, ecn)
                 .or_else(send_error)
                 .context("sending data packets")?;
         }
-        encode_data(p, &payload[..len], batch.slot(n))?;
+        match chan {
+            Some(c) => {
+                let m = encode_data(p, &payload[..len], &mut plain)?;
+                c.seal(&plain[..m], batch.slot(n))?;
+            }
+            None => {
+                encode_data(p, &payload[..len], batch.slot(n))?;
+            }
+        }
         tx_count += 1;
         if opts
             .debug_drop_every
@@ -305,7 +345,7 @@ pub fn send_streams_on(
                 }) else {
                     break;
                 };
-                transmit(&p, &mut batch)?;
+                transmit(&p, &mut batch, &mut chan)?;
                 sent += 1;
             }
         } else {
@@ -318,7 +358,7 @@ pub fn send_streams_on(
                     let Some(p) = s.sender.poll_transmit(now) else {
                         break;
                     };
-                    transmit(&p, &mut batch)?;
+                    transmit(&p, &mut batch, &mut chan)?;
                     sent += 1;
                 }
             }
@@ -443,6 +483,19 @@ pub fn send_streams_on(
             // time: it must not run backwards).
             let arrival = (len == stride).then(|| arrivals.stamp(&socket, clock.now(), now));
             for dgram in ack_buf[..len].chunks(stride) {
+                let dgram = match &mut chan {
+                    Some(c) => match c.open(dgram, &mut opened) {
+                        Some(d) => d,
+                        None => {
+                            // A repeated handshake response is not an attack.
+                            if secure::peek(dgram).map(|(t, _)| t) != Some(secure::TYPE_HS_RESP) {
+                                rejected += 1;
+                            }
+                            continue;
+                        }
+                    },
+                    None => dgram,
+                };
                 if let Ok(Decoded::Ack(a)) = decode(dgram) {
                     let k = a.conn.wrapping_sub(base_conn) as usize;
                     if let Some(s) = streams.get_mut(k) {
@@ -465,6 +518,8 @@ pub fn send_streams_on(
                 controller: s.sender.controller().name(),
                 peer: Some(peer),
                 acks: s.acks,
+                encrypted: seal > 0,
+                rejected: if k == 0 { rejected } else { 0 },
                 trace: s.trace_out,
                 // The test hook's count is the sender's: on the first stream.
                 debug_dropped: if k == 0 { debug_dropped } else { 0 },
@@ -505,6 +560,76 @@ pub fn send_streams_on(
             report
         })
         .collect())
+}
+
+/// Runs the sender's side of the handshake ([`crate::secure`]): sends the
+/// first message until a valid response arrives (every 200 ms, doubling to
+/// at most 1.6 s), failing after `timeout`. Other datagrams that arrive
+/// meanwhile are counted in `rejected` and dropped.
+fn handshake(
+    socket: &Socket,
+    buf: &mut [u8],
+    psk: &Psk,
+    peer: SocketAddr,
+    timeout: Duration,
+    rejected: &mut u64,
+) -> anyhow::Result<Channel> {
+    let mut init = secure::Initiator::new(psk)?;
+    let start = std::time::Instant::now();
+    let mut every = Duration::from_millis(200);
+    let mut refused = false;
+    loop {
+        match socket.sock.send(init.datagram()) {
+            Ok(_) => {}
+            Err(e) if e.raw_os_error() == Some(libc::ECONNREFUSED) => refused = true,
+            Err(e) => return Err(e).context("sending the handshake"),
+        }
+        let resend_at = std::time::Instant::now() + every;
+        every = (every * 2).min(Duration::from_millis(1600));
+        loop {
+            let now = std::time::Instant::now();
+            if now.duration_since(start) > timeout {
+                bail!(
+                    "no answer to the handshake from {peer} within {:.1} s{}: is a receiver \
+                     listening there with the same key?",
+                    timeout.as_secs_f64(),
+                    if refused {
+                        " (the peer refuses datagrams)"
+                    } else {
+                        ""
+                    }
+                );
+            }
+            if now >= resend_at {
+                break;
+            }
+            sys::wait(&socket.sock, (resend_at - now).min(MAX_WAIT), false)?;
+            loop {
+                let (len, stride) = match socket.recv(buf) {
+                    Ok(Some(r)) => (r.len, r.stride),
+                    Ok(None) => break,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                        refused = true;
+                        continue;
+                    }
+                    Err(e) => return Err(e).context("receiving the handshake"),
+                };
+                let before = init.session();
+                for dgram in buf[..len].chunks(stride) {
+                    if let Some(c) = init.on_response(dgram) {
+                        return Ok(c);
+                    }
+                    *rejected += 1;
+                }
+                if init.session() != before {
+                    // A response failed authentication: a new session,
+                    // sent at once.
+                    break;
+                }
+            }
+        }
+    }
 }
 
 /// Most parallel streams of one sender ([`send_streams`]).

@@ -1,0 +1,508 @@
+//! Authenticated encryption of a transfer: a Noise handshake, then every
+//! datagram sealed with AES-256-GCM under the handshake's keys, with a
+//! replay window.
+//!
+//! # Protocol
+//!
+//! Both ends hold the same 32-byte pre-shared key ([`Psk`], a file written
+//! by `dropless keygen`). The sender opens a *session* (a random 32-bit id)
+//! with the Noise handshake `Noise_NNpsk0_25519_AESGCM_SHA256` (the Noise
+//! Protocol Framework, revision 34, run by the `snow` crate with `ring`'s
+//! primitives):
+//!
+//! * `-> psk, e`: the sender's ephemeral key, the first message already
+//!   bound to the PSK (its empty payload carries an AEAD tag under a key
+//!   derived from the PSK, so a datagram from anyone without the key fails
+//!   here and no session is created);
+//! * `<- e, ee`: the receiver's ephemeral key; both ends now hold two
+//!   transport keys (one per direction) with forward secrecy.
+//!
+//! After it, every data and ACK datagram of the transfer, header included,
+//! is the plaintext of one AEAD message whose nonce is a per-direction
+//! counter carried in clear ([`SEAL_HEADER_LEN`] bytes in front, the 16-byte
+//! tag behind: [`SEAL_OVERHEAD`] bytes in all). The receiving end checks
+//! the nonce against a [`ReplayWindow`] before decrypting and marks it only
+//! after the tag verified, so a replayed, altered, truncated or forged
+//! datagram is dropped (and counted by the caller) without touching any
+//! state. The handshake responder keeps the response it sent and repeats
+//! it for a repeated first message (a lost response), so the handshake
+//! survives loss; the sender retransmits its first message until answered.
+//!
+//! # Framing
+//!
+//! The outer header reuses the common header of [`dropless_wire`] (magic
+//! `"DL"`, [`dropless_wire::VERSION`]) with three more types:
+//!
+//! | type | name | after the common header |
+//! |---:|---|---|
+//! | [`TYPE_HS_INIT`] = 3 | handshake, first message | `session: u32`, Noise message |
+//! | [`TYPE_HS_RESP`] = 4 | handshake, response | `session: u32`, Noise message |
+//! | [`TYPE_SEALED`] = 5 | sealed datagram | `session: u32`, `nonce: u64`, ciphertext and tag of a whole plaintext datagram (type 1 or 2) |
+//!
+//! Why AES-GCM from `ring`: sealing and opening 1430-byte datagrams on one
+//! core of the development machine ran at 25.6 Gb/s with it, 8.0 with
+//! ring's ChaCha20-Poly1305, 5.6 and 2.5 with snow's pure-Rust AES-GCM and
+//! ChaCha20-Poly1305 (whose AVX2 Poly1305 did not inline its intrinsics);
+//! a transfer must keep up with 10 Gb/s.
+//!
+//! Why a pre-shared key first: it needs no public-key infrastructure and
+//! one file on both ends, as WireGuard's optional PSK or `ssh` with a shared
+//! key; the Noise pattern gives forward secrecy on top. Static public keys
+//! (Noise IK/KK) would fit the same framing; not built.
+
+use std::fmt;
+use std::path::Path;
+
+use anyhow::{bail, Context};
+use dropless_wire::{COMMON_HEADER_LEN, MAGIC, VERSION};
+use snow::resolvers::{DefaultResolver, FallbackResolver, RingResolver};
+use snow::{HandshakeState, StatelessTransportState};
+
+/// The Noise protocol name.
+pub const NOISE_PATTERN: &str = "Noise_NNpsk0_25519_AESGCM_SHA256";
+/// Bound into the handshake: a peer of another protocol or version fails it.
+const PROLOGUE: &[u8] = b"dropless sealed v1";
+/// Handshake, first message.
+pub const TYPE_HS_INIT: u8 = 3;
+/// Handshake, response.
+pub const TYPE_HS_RESP: u8 = 4;
+/// A sealed datagram.
+pub const TYPE_SEALED: u8 = 5;
+/// Bytes in front of a sealed datagram's ciphertext: common header,
+/// session, nonce.
+pub const SEAL_HEADER_LEN: usize = COMMON_HEADER_LEN + 4 + 8;
+/// The AEAD tag.
+pub const TAG_LEN: usize = 16;
+/// Bytes a sealed datagram adds to its plaintext.
+pub const SEAL_OVERHEAD: usize = SEAL_HEADER_LEN + TAG_LEN;
+/// Largest handshake datagram (the two messages are 48 and 48 bytes).
+pub const MAX_HANDSHAKE_LEN: usize = COMMON_HEADER_LEN + 4 + 128;
+
+/// A 32-byte pre-shared key. Its `Debug` does not print the key.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Psk([u8; 32]);
+
+impl fmt::Debug for Psk {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Psk(..)")
+    }
+}
+
+impl Psk {
+    /// A key from the operating system's random source.
+    pub fn generate() -> anyhow::Result<Psk> {
+        let mut k = [0u8; 32];
+        getrandom::fill(&mut k).map_err(|e| anyhow::anyhow!("reading random bytes: {e}"))?;
+        Ok(Psk(k))
+    }
+
+    /// A key given as its bytes (tests).
+    pub fn from_bytes(k: [u8; 32]) -> Psk {
+        Psk(k)
+    }
+
+    /// The key as 64 lowercase hexadecimal digits.
+    pub fn to_hex(&self) -> String {
+        self.0.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// Parses 64 hexadecimal digits (surrounding white space allowed).
+    pub fn from_hex(s: &str) -> Result<Psk, String> {
+        let s = s.trim();
+        if s.len() != 64 || !s.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return Err(format!(
+                "expected 64 hexadecimal digits (a key from `dropless keygen`), found {} characters",
+                s.chars().count()
+            ));
+        }
+        let mut k = [0u8; 32];
+        for (i, b) in k.iter_mut().enumerate() {
+            *b = u8::from_str_radix(&s[2 * i..2 * i + 2], 16).expect("checked hex");
+        }
+        Ok(Psk(k))
+    }
+
+    /// Reads a key file (at most 1 KiB; 64 hexadecimal digits).
+    pub fn from_file(path: &Path) -> anyhow::Result<Psk> {
+        use std::io::Read;
+        let f = std::fs::File::open(path)
+            .with_context(|| format!("opening key file {}", path.display()))?;
+        let mut s = String::new();
+        f.take(1024)
+            .read_to_string(&mut s)
+            .with_context(|| format!("reading key file {}", path.display()))?;
+        Psk::from_hex(&s).map_err(|e| anyhow::anyhow!("key file {}: {e}", path.display()))
+    }
+
+    /// Writes a new key file with mode 0600; refuses to replace a file.
+    pub fn write_new_file(&self, path: &Path) -> anyhow::Result<()> {
+        use std::io::Write;
+        use std::os::unix::fs::OpenOptionsExt;
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(path)
+            .with_context(|| format!("creating key file {}", path.display()))?;
+        writeln!(f, "{}", self.to_hex())
+            .with_context(|| format!("writing key file {}", path.display()))
+    }
+}
+
+fn builder(psk: &Psk) -> anyhow::Result<snow::Builder<'_>> {
+    let params = NOISE_PATTERN.parse().expect("a valid Noise pattern");
+    // ring's AES-GCM, X25519 and SHA-256 (assembly, with AES-NI where the
+    // CPU has it); snow's own pure-Rust primitives for anything else.
+    let resolver = FallbackResolver::new(Box::new(RingResolver), Box::new(DefaultResolver));
+    snow::Builder::with_resolver(params, Box::new(resolver))
+        .prologue(PROLOGUE)
+        .and_then(|b| b.psk(0, &psk.0))
+        .map_err(|e| anyhow::anyhow!("setting up the Noise handshake: {e}"))
+}
+
+fn header(out: &mut [u8], kind: u8, session: u32) {
+    out[..2].copy_from_slice(&MAGIC);
+    out[2] = VERSION;
+    out[3] = kind;
+    out[4..8].copy_from_slice(&session.to_be_bytes());
+}
+
+/// The type and session of a datagram of this module's framing, or `None`
+/// for anything else (a plaintext datagram, garbage).
+pub fn peek(dgram: &[u8]) -> Option<(u8, u32)> {
+    if dgram.len() < COMMON_HEADER_LEN + 4 || dgram[..2] != MAGIC || dgram[2] != VERSION {
+        return None;
+    }
+    let kind = dgram[3];
+    if !(TYPE_HS_INIT..=TYPE_SEALED).contains(&kind) {
+        return None;
+    }
+    Some((
+        kind,
+        u32::from_be_bytes(dgram[4..8].try_into().expect("4 bytes")),
+    ))
+}
+
+/// The sender's side of the handshake.
+pub struct Initiator {
+    psk: Psk,
+    hs: HandshakeState,
+    session: u32,
+    init: Vec<u8>,
+}
+
+impl Initiator {
+    /// Starts a session with a random id.
+    pub fn new(psk: &Psk) -> anyhow::Result<Initiator> {
+        let session = getrandom::u32().map_err(|e| anyhow::anyhow!("reading random bytes: {e}"))?;
+        let mut hs = builder(psk)?
+            .build_initiator()
+            .map_err(|e| anyhow::anyhow!("starting the Noise handshake: {e}"))?;
+        let mut init = vec![0u8; MAX_HANDSHAKE_LEN];
+        header(&mut init, TYPE_HS_INIT, session);
+        let n = hs
+            .write_message(&[], &mut init[COMMON_HEADER_LEN + 4..])
+            .map_err(|e| anyhow::anyhow!("writing the Noise handshake: {e}"))?;
+        init.truncate(COMMON_HEADER_LEN + 4 + n);
+        Ok(Initiator {
+            psk: psk.clone(),
+            hs,
+            session,
+            init,
+        })
+    }
+
+    /// The session id.
+    pub fn session(&self) -> u32 {
+        self.session
+    }
+
+    /// The first message, to send (again, until answered).
+    pub fn datagram(&self) -> &[u8] {
+        &self.init
+    }
+
+    /// The channel, if `dgram` is this session's valid response; `None`
+    /// for anything else. A response of this session that fails
+    /// authentication leaves `snow`'s handshake state unusable, so the
+    /// initiator then starts over with a new session (new id, new
+    /// ephemeral key): send [`Initiator::datagram`] again.
+    pub fn on_response(&mut self, dgram: &[u8]) -> Option<Channel> {
+        if peek(dgram) != Some((TYPE_HS_RESP, self.session)) || dgram.len() > MAX_HANDSHAKE_LEN {
+            return None;
+        }
+        let mut scratch = [0u8; 64];
+        let ok = self
+            .hs
+            .read_message(&dgram[COMMON_HEADER_LEN + 4..], &mut scratch)
+            .is_ok()
+            && self.hs.is_handshake_finished();
+        if !ok {
+            if let Ok(fresh) = Initiator::new(&self.psk) {
+                *self = fresh;
+            }
+            return None;
+        }
+        // Done: hand the state over (what is left is an unused initiator).
+        let session = self.session;
+        let fresh = Initiator::new(&self.psk).ok()?;
+        let done = std::mem::replace(self, fresh);
+        let ts = done.hs.into_stateless_transport_mode().ok()?;
+        Some(Channel::new(ts, session))
+    }
+}
+
+/// The receiver's side: answers a valid first message. Returns the session,
+/// the response to send (and to repeat for a repeated first message) and
+/// the channel; `None` if `dgram` is not a valid first message under `psk`.
+pub fn respond(psk: &Psk, dgram: &[u8]) -> Option<(u32, Vec<u8>, Channel)> {
+    let (kind, session) = peek(dgram)?;
+    if kind != TYPE_HS_INIT || dgram.len() > MAX_HANDSHAKE_LEN {
+        return None;
+    }
+    let mut hs = builder(psk).ok()?.build_responder().ok()?;
+    let mut scratch = [0u8; 64];
+    hs.read_message(&dgram[COMMON_HEADER_LEN + 4..], &mut scratch)
+        .ok()?;
+    let mut resp = vec![0u8; MAX_HANDSHAKE_LEN];
+    header(&mut resp, TYPE_HS_RESP, session);
+    let n = hs
+        .write_message(&[], &mut resp[COMMON_HEADER_LEN + 4..])
+        .ok()?;
+    resp.truncate(COMMON_HEADER_LEN + 4 + n);
+    let ts = hs.into_stateless_transport_mode().ok()?;
+    Some((session, resp, Channel::new(ts, session)))
+}
+
+/// One end of an established session: seals what it sends, opens what it
+/// receives.
+pub struct Channel {
+    ts: StatelessTransportState,
+    session: u32,
+    next_nonce: u64,
+    replay: ReplayWindow,
+}
+
+impl Channel {
+    fn new(ts: StatelessTransportState, session: u32) -> Channel {
+        Channel {
+            ts,
+            session,
+            next_nonce: 0,
+            replay: ReplayWindow::default(),
+        }
+    }
+
+    /// The session id.
+    pub fn session(&self) -> u32 {
+        self.session
+    }
+
+    /// Seals the plaintext datagram `plain` into `out` (which must hold
+    /// `plain.len() + SEAL_OVERHEAD` bytes); returns the sealed length.
+    pub fn seal(&mut self, plain: &[u8], out: &mut [u8]) -> anyhow::Result<usize> {
+        let n = plain.len() + SEAL_OVERHEAD;
+        if out.len() < n {
+            bail!("sealing: {} bytes of room for {n}", out.len());
+        }
+        let nonce = self.next_nonce;
+        self.next_nonce += 1;
+        header(out, TYPE_SEALED, self.session);
+        out[8..16].copy_from_slice(&nonce.to_be_bytes());
+        let m = self
+            .ts
+            .write_message(nonce, plain, &mut out[SEAL_HEADER_LEN..n])
+            .map_err(|e| anyhow::anyhow!("sealing: {e}"))?;
+        debug_assert_eq!(m, plain.len() + TAG_LEN);
+        Ok(n)
+    }
+
+    /// Opens a sealed datagram of this session into `out` (which must hold
+    /// the plaintext); returns the plaintext, or `None` if the datagram is
+    /// not this session's, is a replay or fails authentication.
+    pub fn open<'a>(&mut self, dgram: &[u8], out: &'a mut [u8]) -> Option<&'a [u8]> {
+        if dgram.len() < SEAL_OVERHEAD || peek(dgram) != Some((TYPE_SEALED, self.session)) {
+            return None;
+        }
+        let nonce = u64::from_be_bytes(dgram[8..16].try_into().expect("8 bytes"));
+        if !self.replay.fresh(nonce) {
+            return None;
+        }
+        let len = dgram.len() - SEAL_OVERHEAD;
+        if out.len() < len {
+            return None;
+        }
+        let n = self
+            .ts
+            .read_message(nonce, &dgram[SEAL_HEADER_LEN..], out)
+            .ok()?;
+        self.replay.mark(nonce);
+        Some(&out[..n])
+    }
+}
+
+/// Which nonces have been accepted: every nonce above the highest seen is
+/// new; of the [`ReplayWindow::WIDTH`] below it a bitmap remembers which
+/// came; anything older is refused (as WireGuard and IPsec do).
+#[derive(Clone, Debug)]
+pub struct ReplayWindow {
+    /// One more than the highest nonce accepted (0: none yet).
+    top: u64,
+    bits: Box<[u64; ReplayWindow::WORDS]>,
+}
+
+impl Default for ReplayWindow {
+    fn default() -> Self {
+        ReplayWindow {
+            top: 0,
+            bits: Box::new([0; ReplayWindow::WORDS]),
+        }
+    }
+}
+
+impl ReplayWindow {
+    const WORDS: usize = 128;
+    /// Nonces below the highest one accepted that are still told apart
+    /// (8192: a reordering of that many datagrams, 12 MB of 1.4-kB packets).
+    pub const WIDTH: u64 = 64 * Self::WORDS as u64;
+
+    /// True if `n` has not been accepted and is not too old.
+    pub fn fresh(&self, n: u64) -> bool {
+        if n >= self.top {
+            return true;
+        }
+        if self.top - n > Self::WIDTH {
+            return false;
+        }
+        let i = (n % Self::WIDTH) as usize;
+        self.bits[i / 64] & (1 << (i % 64)) == 0
+    }
+
+    /// Records `n` as accepted (call only after [`ReplayWindow::fresh`]
+    /// and a verified tag).
+    pub fn mark(&mut self, n: u64) {
+        if n >= self.top {
+            // Clear the slots the window moves over.
+            let advance = n + 1 - self.top;
+            if advance >= Self::WIDTH {
+                self.bits.fill(0);
+            } else {
+                for k in self.top..=n {
+                    let i = (k % Self::WIDTH) as usize;
+                    self.bits[i / 64] &= !(1 << (i % 64));
+                }
+            }
+            self.top = n + 1;
+        }
+        let i = (n % Self::WIDTH) as usize;
+        self.bits[i / 64] |= 1 << (i % 64);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair(k: u8) -> (Channel, Channel) {
+        let psk = Psk::from_bytes([k; 32]);
+        let mut i = Initiator::new(&psk).unwrap();
+        let (session, resp, rx) = respond(&psk, i.datagram()).expect("valid first message");
+        assert_eq!(session, i.session());
+        let tx = i.on_response(&resp).expect("valid response");
+        (tx, rx)
+    }
+
+    #[test]
+    fn sealed_datagrams_open_once_and_only_unaltered() {
+        let (mut tx, mut rx) = pair(7);
+        let plain = b"DL\x02\x01 a plaintext dropless datagram";
+        let mut sealed = [0u8; 128];
+        let n = tx.seal(plain, &mut sealed).unwrap();
+        assert_eq!(n, plain.len() + SEAL_OVERHEAD);
+        assert!(
+            !sealed[..n].windows(9).any(|w| w == b"plaintext"),
+            "encrypted"
+        );
+        // Every single altered byte, and every truncation, fails.
+        for i in 0..n {
+            let mut bad = sealed;
+            bad[i] ^= 0x20;
+            assert!(
+                rx.open(&bad[..n], &mut [0u8; 128]).is_none(),
+                "byte {i} altered"
+            );
+        }
+        for len in 0..n {
+            assert!(
+                rx.open(&sealed[..len], &mut [0u8; 128]).is_none(),
+                "{len} bytes"
+            );
+        }
+        let mut out = [0u8; 128];
+        assert_eq!(rx.open(&sealed[..n], &mut out), Some(&plain[..]));
+        // A replay is refused.
+        assert!(rx.open(&sealed[..n], &mut out).is_none());
+        // The other direction has its own key: the sender cannot open its own.
+        let m = tx.seal(plain, &mut sealed).unwrap();
+        assert!(tx.open(&sealed[..m], &mut out).is_none());
+        assert!(rx.open(&sealed[..m], &mut out).is_some());
+        let k = rx.seal(b"an ack", &mut sealed).unwrap();
+        assert_eq!(tx.open(&sealed[..k], &mut out), Some(&b"an ack"[..]));
+    }
+
+    #[test]
+    fn another_key_or_a_forged_message_opens_nothing() {
+        let psk = Psk::from_bytes([1; 32]);
+        let other = Psk::from_bytes([2; 32]);
+        let mut i = Initiator::new(&psk).unwrap();
+        assert!(respond(&other, i.datagram()).is_none(), "wrong key");
+        let mut forged = i.datagram().to_vec();
+        let last = forged.len() - 1;
+        forged[last] ^= 1;
+        assert!(respond(&psk, &forged).is_none(), "altered first message");
+        // A response under another key: the initiator starts a new session.
+        let (_, resp, _) = respond(&other, Initiator::new(&other).unwrap().datagram()).unwrap();
+        let mut resp = resp;
+        resp[4..8].copy_from_slice(&i.session().to_be_bytes());
+        let s0 = i.session();
+        assert!(i.on_response(&resp).is_none());
+        assert_ne!(i.session(), s0, "a new session after a failed response");
+        // ... which then completes normally.
+        let (_, good, _) = respond(&psk, i.datagram()).unwrap();
+        assert!(i.on_response(&good).is_some());
+        // Channels of two sessions do not open each other's datagrams.
+        let (mut a, _) = pair(3);
+        let (_, mut b) = pair(3);
+        let mut buf = [0u8; 64];
+        let n = a.seal(b"x", &mut buf).unwrap();
+        assert!(b.open(&buf[..n], &mut [0u8; 64]).is_none());
+    }
+
+    #[test]
+    fn the_replay_window_takes_reordering_and_refuses_repeats_and_the_too_old() {
+        let mut w = ReplayWindow::default();
+        for n in [5, 3, 4, 0, 10_000] {
+            assert!(w.fresh(n), "{n}");
+            w.mark(n);
+            assert!(!w.fresh(n), "{n} again");
+        }
+        // 10,000 - 8,192 = 1,808: older is refused, newer but unseen is fresh.
+        assert!(!w.fresh(1_807));
+        assert!(w.fresh(1_809));
+        assert!(w.fresh(9_999));
+        // A jump beyond the width clears the window.
+        w.mark(100_000);
+        assert!(w.fresh(99_999) && !w.fresh(100_000) && !w.fresh(10_000));
+    }
+
+    #[test]
+    fn keys_round_trip_through_hex_and_bad_keys_are_named() {
+        let k = Psk::generate().unwrap();
+        assert_eq!(Psk::from_hex(&format!("  {}\n", k.to_hex())).unwrap(), k);
+        assert!(Psk::from_hex("abc")
+            .unwrap_err()
+            .contains("64 hexadecimal digits"));
+        assert!(Psk::from_hex(&"g".repeat(64)).is_err());
+        assert_eq!(format!("{k:?}"), "Psk(..)");
+    }
+}

@@ -1,0 +1,192 @@
+//! Authenticated encryption over 127.0.0.1 ([`dropless_udp::secure`]):
+//! encrypted transfers arrive intact, and the attacks of issue 21 fail: a
+//! forged plaintext datagram, replayed and altered datagrams, a sender
+//! without the key. Each attack test fails on a plaintext receiver.
+
+mod common;
+
+use std::net::{SocketAddr, UdpSocket};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::*;
+use dropless_cc::PacketFlags;
+use dropless_transport::{DataPacket, Ecn};
+use dropless_udp::secure::Psk;
+use dropless_udp::{recv_file_on, send_file, RecvOptions, SendOptions};
+use dropless_wire::{encode_data, DATA_HEADER_LEN};
+
+fn keyed(k: u8) -> (SendOptions, RecvOptions) {
+    let psk = Psk::from_bytes([k; 32]);
+    (
+        SendOptions {
+            key: Some(psk.clone()),
+            timeout: Duration::from_secs(3),
+            ..Default::default()
+        },
+        RecvOptions {
+            key: Some(psk),
+            start_timeout: Some(Duration::from_secs(3)),
+            ..recv_opts()
+        },
+    )
+}
+
+/// The attack of issue 21: `data(conn=1, seq=0, FIN, "EVIL")` as the first
+/// datagram a receiver gets.
+fn evil() -> Vec<u8> {
+    let p = DataPacket {
+        conn: 1,
+        seq: 0,
+        len: 4,
+        flags: PacketFlags::FIN,
+        ecn: Ecn::NotEct,
+        ts: 0,
+    };
+    let mut buf = vec![0u8; DATA_HEADER_LEN + 4];
+    let n = encode_data(&p, b"EVIL", &mut buf).unwrap();
+    buf.truncate(n);
+    buf
+}
+
+#[test]
+fn an_encrypted_file_arrives_intact_and_says_so() {
+    let _g = serial();
+    let dir = TempDir::new("secure-file");
+    let (src, dst) = (dir.path("in.bin"), dir.path("out.bin"));
+    write_random_file(&src, 3_000_001, 5);
+    let (s, r) = keyed(1);
+    let o = transfer(&src, &dst, Box::new(FixedWindow(64.0)), &s, &r);
+    let (tx, rx) = (o.send.unwrap(), o.recv.unwrap());
+    assert_same_file(&src, &dst);
+    assert!(tx.encrypted && rx.encrypted);
+    assert_eq!((tx.rejected, rx.rejected), (0, 0));
+}
+
+/// A forged plaintext datagram reaches an encrypted receiver first: it is
+/// dropped and counted, and the real file arrives. (A plaintext receiver
+/// writes "EVIL" and reports success: checked below too.)
+#[test]
+fn a_forged_first_datagram_neither_writes_nor_hijacks() {
+    let _g = serial();
+    let dir = TempDir::new("secure-forged");
+    let (src, dst) = (dir.path("in.bin"), dir.path("out.bin"));
+    write_random_file(&src, 500_000, 6);
+    let (s, r) = keyed(2);
+    let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let peer = sock.local_addr().unwrap();
+    let d2 = dst.clone();
+    let h = std::thread::spawn(move || recv_file_on(sock, &d2, &r));
+    let attacker = UdpSocket::bind("127.0.0.1:0").unwrap();
+    attacker.send_to(&evil(), peer).unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    let tx = send_file(&src, peer, Box::new(FixedWindow(32.0)), &s).unwrap();
+    let rx = h.join().unwrap().unwrap();
+    assert_same_file(&src, &dst);
+    assert!(rx.rejected >= 1, "{rx}");
+    assert!(tx.encrypted);
+
+    // The same attack on a plaintext receiver succeeds: that is what the
+    // key prevents.
+    let _ = std::fs::remove_file(&dst);
+    let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let peer = sock.local_addr().unwrap();
+    let d2 = dst.clone();
+    let h = std::thread::spawn(move || recv_file_on(sock, &d2, &recv_opts()));
+    attacker.send_to(&evil(), peer).unwrap();
+    let rx = h.join().unwrap().unwrap();
+    assert_eq!(std::fs::read(&dst).unwrap(), b"EVIL");
+    assert!(!rx.encrypted);
+}
+
+/// A relay between sender and receiver sends every data datagram twice,
+/// flips one byte of every 50th, and at the end replays the first 20 it
+/// saw: the receiver drops the duplicates, the altered and the replayed
+/// (all counted), and the file arrives intact.
+#[test]
+fn replayed_and_altered_datagrams_are_dropped() {
+    let _g = serial();
+    let dir = TempDir::new("secure-relay");
+    let (src, dst) = (dir.path("in.bin"), dir.path("out.bin"));
+    write_random_file(&src, 2_000_000, 7);
+    let (s, r) = keyed(3);
+    let rsock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let rx_addr = rsock.local_addr().unwrap();
+    let d2 = dst.clone();
+    let h = std::thread::spawn(move || recv_file_on(rsock, &d2, &r));
+    let relay = UdpSocket::bind("127.0.0.1:0").unwrap();
+    relay
+        .set_read_timeout(Some(Duration::from_millis(20)))
+        .unwrap();
+    let relay_addr = relay.local_addr().unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let stop2 = stop.clone();
+    let relay_thread = std::thread::spawn(move || {
+        let mut sender: Option<SocketAddr> = None;
+        let mut seen: Vec<Vec<u8>> = Vec::new();
+        let mut n = 0u64;
+        let mut buf = vec![0u8; 65536];
+        while !stop2.load(Ordering::Relaxed) {
+            let Ok((len, from)) = relay.recv_from(&mut buf) else {
+                continue;
+            };
+            let d = &buf[..len];
+            if from == rx_addr {
+                if let Some(s) = sender {
+                    let _ = relay.send_to(d, s);
+                }
+                continue;
+            }
+            sender = Some(from);
+            n += 1;
+            if seen.len() < 20 {
+                seen.push(d.to_vec());
+            }
+            if n % 50 == 0 && len > 40 {
+                let mut bad = d.to_vec();
+                bad[len / 2] ^= 0x01;
+                let _ = relay.send_to(&bad, rx_addr);
+            } else {
+                let _ = relay.send_to(d, rx_addr);
+                let _ = relay.send_to(d, rx_addr);
+            }
+        }
+        for d in &seen {
+            let _ = relay.send_to(d, rx_addr);
+        }
+        n
+    });
+    let tx = send_file(&src, relay_addr, Box::new(FixedWindow(32.0)), &s).unwrap();
+    stop.store(true, Ordering::Relaxed);
+    let relayed = relay_thread.join().unwrap();
+    let rx = h.join().unwrap().unwrap();
+    assert_same_file(&src, &dst);
+    assert!(
+        tx.retransmits > 0,
+        "the altered datagrams were lost and resent: {tx}"
+    );
+    // Every duplicate and every altered datagram was refused.
+    assert!(
+        rx.rejected >= relayed - relayed / 50,
+        "{relayed} relayed; {rx}"
+    );
+    assert_eq!(rx.duplicates, 0, "no duplicate reached the transport: {rx}");
+}
+
+/// A sender with another key gets no answer: it fails with a message that
+/// names the handshake, and the receiver writes nothing.
+#[test]
+fn another_key_gets_no_answer_and_no_file() {
+    let _g = serial();
+    let dir = TempDir::new("secure-wrong-key");
+    let (src, dst) = (dir.path("in.bin"), dir.path("out.bin"));
+    write_random_file(&src, 10_000, 8);
+    let (_, r) = keyed(4);
+    let (s, _) = keyed(5);
+    let o = transfer(&src, &dst, Box::new(FixedWindow(8.0)), &s, &r);
+    let e = o.send.unwrap_err().to_string();
+    assert!(e.contains("handshake") && e.contains("same key"), "{e}");
+    assert!(o.recv.is_err());
+    assert_eq!(dir.list(), ["in.bin"], "no output and no part file");
+}
