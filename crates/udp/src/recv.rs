@@ -101,7 +101,6 @@ pub fn recv_on(
     // unauthenticated datagrams were dropped.
     let mut session_peer: Option<SocketAddr> = None;
     let mut hs_resp: Vec<u8> = Vec::new();
-    let mut opened = vec![0u8; if opts.key.is_some() { plain_max } else { 0 }];
     let mut rejected = 0u64;
     let mut report = TransferReport::default();
     // The connections served: one for a file; for generated data, the
@@ -226,8 +225,8 @@ pub fn recv_on(
             // dispersion is a difference of the two.)
             let arrival = (n == stride).then(|| arrivals.stamp(&socket, clock.now(), last_data_at));
             // One datagram, or several of one source `stride` bytes apart (GRO).
-            for dgram in buf[..n].chunks(stride) {
-                let dgram = match &opts.key {
+            for dgram in buf[..n].chunks_mut(stride) {
+                let dgram: &[u8] = match &opts.key {
                     None => dgram,
                     Some(psk) => {
                         let kind = secure::peek(dgram);
@@ -235,7 +234,7 @@ pub fn recv_on(
                             (Some((secure::TYPE_SEALED, _)), Some(c))
                                 if Some(src) == session_peer =>
                             {
-                                match c.open(dgram, &mut opened) {
+                                match c.open_in_place(dgram) {
                                     Some(d) => d,
                                     None => {
                                         rejected += 1;

@@ -55,8 +55,9 @@ use std::path::Path;
 
 use anyhow::{bail, Context};
 use dropless_wire::{COMMON_HEADER_LEN, MAGIC, VERSION};
+use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM};
 use snow::resolvers::{DefaultResolver, FallbackResolver, RingResolver};
-use snow::{HandshakeState, StatelessTransportState};
+use snow::HandshakeState;
 
 /// The Noise protocol name.
 pub const NOISE_PATTERN: &str = "Noise_NNpsk0_25519_AESGCM_SHA256";
@@ -246,9 +247,8 @@ impl Initiator {
         // Done: hand the state over (what is left is an unused initiator).
         let session = self.session;
         let fresh = Initiator::new(&self.psk).ok()?;
-        let done = std::mem::replace(self, fresh);
-        let ts = done.hs.into_stateless_transport_mode().ok()?;
-        Some(Channel::new(ts, session))
+        let mut done = std::mem::replace(self, fresh);
+        Some(Channel::from_handshake(&mut done.hs, session))
     }
 }
 
@@ -270,23 +270,48 @@ pub fn respond(psk: &Psk, dgram: &[u8]) -> Option<(u32, Vec<u8>, Channel)> {
         .write_message(&[], &mut resp[COMMON_HEADER_LEN + 4..])
         .ok()?;
     resp.truncate(COMMON_HEADER_LEN + 4 + n);
-    let ts = hs.into_stateless_transport_mode().ok()?;
-    Some((session, resp, Channel::new(ts, session)))
+    if !hs.is_handshake_finished() {
+        return None;
+    }
+    Some((session, resp, Channel::from_handshake(&mut hs, session)))
 }
 
 /// One end of an established session: seals what it sends, opens what it
-/// receives.
+/// receives, in place.
+///
+/// The keys are the handshake's split (Noise §5 `Split()`: one key per
+/// direction), used with `ring`'s AES-256-GCM exactly as Noise's
+/// `CipherState` uses them (nonce: 4 zero bytes, then the 64-bit counter
+/// big-endian; empty associated data), but without copying: the caller
+/// writes the plaintext where the ciphertext goes.
 pub struct Channel {
-    ts: StatelessTransportState,
+    seal_key: LessSafeKey,
+    open_key: LessSafeKey,
     session: u32,
     next_nonce: u64,
     replay: ReplayWindow,
 }
 
+fn aead_nonce(n: u64) -> Nonce {
+    let mut b = [0u8; 12];
+    b[4..].copy_from_slice(&n.to_be_bytes());
+    Nonce::assume_unique_for_key(b)
+}
+
 impl Channel {
-    fn new(ts: StatelessTransportState, session: u32) -> Channel {
+    fn from_handshake(hs: &mut HandshakeState, session: u32) -> Channel {
+        let (i2r, r2i) = hs.dangerously_get_raw_split();
+        let key = |k: &[u8; 32]| {
+            LessSafeKey::new(UnboundKey::new(&AES_256_GCM, k).expect("a 32-byte AES-256 key"))
+        };
+        let (seal_key, open_key) = if hs.is_initiator() {
+            (key(&i2r), key(&r2i))
+        } else {
+            (key(&r2i), key(&i2r))
+        };
         Channel {
-            ts,
+            seal_key,
+            open_key,
             session,
             next_nonce: 0,
             replay: ReplayWindow::default(),
@@ -298,6 +323,28 @@ impl Channel {
         self.session
     }
 
+    /// Seals in place: `buf[SEAL_HEADER_LEN..SEAL_HEADER_LEN + plain_len]`
+    /// holds a plaintext datagram; the header goes in front and the tag
+    /// behind (`buf` must hold `plain_len + SEAL_OVERHEAD` bytes). Returns
+    /// the sealed length.
+    pub fn seal_in_place(&mut self, buf: &mut [u8], plain_len: usize) -> anyhow::Result<usize> {
+        let n = plain_len + SEAL_OVERHEAD;
+        if buf.len() < n {
+            bail!("sealing: {} bytes of room for {n}", buf.len());
+        }
+        let nonce = self.next_nonce;
+        self.next_nonce += 1;
+        header(buf, TYPE_SEALED, self.session);
+        buf[8..16].copy_from_slice(&nonce.to_be_bytes());
+        let (body, rest) = buf[SEAL_HEADER_LEN..].split_at_mut(plain_len);
+        let tag = self
+            .seal_key
+            .seal_in_place_separate_tag(aead_nonce(nonce), Aad::empty(), body)
+            .map_err(|_| anyhow::anyhow!("sealing failed"))?;
+        rest[..TAG_LEN].copy_from_slice(tag.as_ref());
+        Ok(n)
+    }
+
     /// Seals the plaintext datagram `plain` into `out` (which must hold
     /// `plain.len() + SEAL_OVERHEAD` bytes); returns the sealed length.
     pub fn seal(&mut self, plain: &[u8], out: &mut [u8]) -> anyhow::Result<usize> {
@@ -305,22 +352,15 @@ impl Channel {
         if out.len() < n {
             bail!("sealing: {} bytes of room for {n}", out.len());
         }
-        let nonce = self.next_nonce;
-        self.next_nonce += 1;
-        header(out, TYPE_SEALED, self.session);
-        out[8..16].copy_from_slice(&nonce.to_be_bytes());
-        let m = self
-            .ts
-            .write_message(nonce, plain, &mut out[SEAL_HEADER_LEN..n])
-            .map_err(|e| anyhow::anyhow!("sealing: {e}"))?;
-        debug_assert_eq!(m, plain.len() + TAG_LEN);
-        Ok(n)
+        out[SEAL_HEADER_LEN..SEAL_HEADER_LEN + plain.len()].copy_from_slice(plain);
+        self.seal_in_place(out, plain.len())
     }
 
-    /// Opens a sealed datagram of this session into `out` (which must hold
-    /// the plaintext); returns the plaintext, or `None` if the datagram is
-    /// not this session's, is a replay or fails authentication.
-    pub fn open<'a>(&mut self, dgram: &[u8], out: &'a mut [u8]) -> Option<&'a [u8]> {
+    /// Opens a sealed datagram of this session in place; returns the
+    /// plaintext (a part of `dgram`), or `None` if the datagram is not this
+    /// session's, is a replay or fails authentication (`dgram` may then
+    /// hold garbage).
+    pub fn open_in_place<'a>(&mut self, dgram: &'a mut [u8]) -> Option<&'a [u8]> {
         if dgram.len() < SEAL_OVERHEAD || peek(dgram) != Some((TYPE_SEALED, self.session)) {
             return None;
         }
@@ -328,16 +368,24 @@ impl Channel {
         if !self.replay.fresh(nonce) {
             return None;
         }
-        let len = dgram.len() - SEAL_OVERHEAD;
-        if out.len() < len {
-            return None;
-        }
-        let n = self
-            .ts
-            .read_message(nonce, &dgram[SEAL_HEADER_LEN..], out)
+        let plain = self
+            .open_key
+            .open_in_place(
+                aead_nonce(nonce),
+                Aad::empty(),
+                &mut dgram[SEAL_HEADER_LEN..],
+            )
             .ok()?;
         self.replay.mark(nonce);
-        Some(&out[..n])
+        Some(plain)
+    }
+
+    /// [`Channel::open_in_place`] on a copy of `dgram` in `out` (which must
+    /// hold the sealed datagram).
+    pub fn open<'a>(&mut self, dgram: &[u8], out: &'a mut [u8]) -> Option<&'a [u8]> {
+        let buf = out.get_mut(..dgram.len())?;
+        buf.copy_from_slice(dgram);
+        self.open_in_place(buf)
     }
 }
 
@@ -476,6 +524,34 @@ mod tests {
         let mut buf = [0u8; 64];
         let n = a.seal(b"x", &mut buf).unwrap();
         assert!(b.open(&buf[..n], &mut [0u8; 64]).is_none());
+    }
+
+    /// The in-place channel is Noise's transport: what it seals, snow's own
+    /// stateless transport state of the other end opens, and back.
+    #[test]
+    fn the_channel_speaks_noise_transport_messages() {
+        let psk = Psk::from_bytes([9; 32]);
+        let mut i = builder(&psk).unwrap().build_initiator().unwrap();
+        let mut r = builder(&psk).unwrap().build_responder().unwrap();
+        let (mut m, mut p) = ([0u8; 128], [0u8; 128]);
+        let n = i.write_message(&[], &mut m).unwrap();
+        r.read_message(&m[..n], &mut p).unwrap();
+        let n = r.write_message(&[], &mut m).unwrap();
+        i.read_message(&m[..n], &mut p).unwrap();
+        let mut ch = Channel::from_handshake(&mut i, 1);
+        let noise = r.into_stateless_transport_mode().unwrap();
+        let mut buf = [0u8; 128];
+        for k in 0..3u64 {
+            let len = ch.seal(b"hello noise", &mut buf).unwrap();
+            assert_eq!(u64::from_be_bytes(buf[8..16].try_into().unwrap()), k);
+            let got = noise.read_message(k, &buf[SEAL_HEADER_LEN..len], &mut p).unwrap();
+            assert_eq!(&p[..got], b"hello noise");
+        }
+        let c = noise.write_message(0, b"and back", &mut m).unwrap();
+        let mut dgram = vec![0u8; SEAL_HEADER_LEN];
+        header(&mut dgram, TYPE_SEALED, 1);
+        dgram.extend_from_slice(&m[..c]);
+        assert_eq!(ch.open_in_place(&mut dgram), Some(&b"and back"[..]));
     }
 
     #[test]

@@ -240,16 +240,6 @@ pub fn send_streams_on(
         DATA_HEADER_LEN + opts.mss as usize + seal,
         opts.gso,
     );
-    // Plaintext datagrams before sealing, and opened ACKs.
-    let mut plain = vec![
-        0u8;
-        if seal > 0 {
-            DATA_HEADER_LEN + opts.mss as usize
-        } else {
-            0
-        }
-    ];
-    let mut opened = [0u8; dropless_wire::MAX_ACK_LEN];
     let mut debug_dropped = 0u64;
     let mut tx_count = 0u64;
     let mut last_refused = false;
@@ -284,8 +274,10 @@ pub fn send_streams_on(
         }
         match chan {
             Some(c) => {
-                let m = encode_data(p, &payload[..len], &mut plain)?;
-                c.seal(&plain[..m], batch.slot(n))?;
+                // Encoded where the ciphertext goes, then sealed in place.
+                let slot = batch.slot(n);
+                let m = encode_data(p, &payload[..len], &mut slot[secure::SEAL_HEADER_LEN..])?;
+                c.seal_in_place(slot, m)?;
             }
             None => {
                 encode_data(p, &payload[..len], batch.slot(n))?;
@@ -482,13 +474,14 @@ pub fn send_streams_on(
             // loop's delays (but never before `now`, the sender's latest
             // time: it must not run backwards).
             let arrival = (len == stride).then(|| arrivals.stamp(&socket, clock.now(), now));
-            for dgram in ack_buf[..len].chunks(stride) {
-                let dgram = match &mut chan {
-                    Some(c) => match c.open(dgram, &mut opened) {
+            for dgram in ack_buf[..len].chunks_mut(stride) {
+                let kind = secure::peek(dgram).map(|(t, _)| t);
+                let dgram: &[u8] = match &mut chan {
+                    Some(c) => match c.open_in_place(dgram) {
                         Some(d) => d,
                         None => {
                             // A repeated handshake response is not an attack.
-                            if secure::peek(dgram).map(|(t, _)| t) != Some(secure::TYPE_HS_RESP) {
+                            if kind != Some(secure::TYPE_HS_RESP) {
                                 rejected += 1;
                             }
                             continue;
