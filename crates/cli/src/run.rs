@@ -45,22 +45,34 @@ pub fn check(a: &CheckArgs) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The output directory: `--out`, or `out/NAME`.
-fn out_dir(a: &RunArgs, s: &Scenario) -> PathBuf {
-    a.out.clone().unwrap_or_else(|| {
-        let safe: String = s
-            .name
-            .chars()
-            .map(|c| {
-                if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
-                    c
-                } else {
-                    '_'
-                }
-            })
-            .collect();
-        Path::new("out").join(safe.trim_start_matches('.'))
-    })
+/// The output directory: `--out`, or `out/NAME` with the scenario's name
+/// made safe (characters other than letters, digits, `-`, `_` and `.`
+/// become `_`; leading dots go). A name left empty (`"."`, `".."`,
+/// `"..."`) is refused: `out/` itself would be the output directory, and a
+/// second run with --force would replace every other result in it.
+fn out_dir(a: &RunArgs, s: &Scenario) -> Result<PathBuf, Failure> {
+    if let Some(o) = &a.out {
+        return Ok(o.clone());
+    }
+    let safe: String = s
+        .name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let safe = safe.trim_start_matches('.');
+    if safe.is_empty() {
+        return Err(Failure::Input(format!(
+            "name: found {:?}, which leaves no directory name under out/; expected a name with a letter or digit, or give --out",
+            crate::table::printable(&s.name, 40)
+        )));
+    }
+    Ok(Path::new("out").join(safe))
 }
 
 /// The directory an output directory is built in before it is renamed into
@@ -169,11 +181,43 @@ fn simulate(sim: Simulation, duration: u64, progress: bool) -> (SimResult, f64) 
     (r, wall)
 }
 
+/// Memory a simulated flow takes, bytes: 10.8 kB measured with 50,000
+/// NewReno flows (550 MB peak), rounded up.
+const BYTES_PER_FLOW: u64 = 12_000;
+
+/// Refuses, before building anything, a run whose flows need more memory
+/// than the machine has available (`MemAvailable` of /proc/meminfo; no
+/// check where it cannot be read): the scenario format allows a million
+/// flows, about 12 GB.
+fn memory_check(s: &Scenario) -> Result<(), Failure> {
+    let need = s.flows.len() as u64 * BYTES_PER_FLOW + (64 << 20);
+    let Some(avail) = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
+        m.lines()
+            .find_map(|l| l.strip_prefix("MemAvailable:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map(|kb| kb * 1024)
+    }) else {
+        return Ok(());
+    };
+    if need > avail {
+        return Err(Failure::Input(format!(
+            "{}: {} flows need about {:.1} GB ({} kB each) but {:.1} GB of memory are available; run fewer flows",
+            s.file,
+            s.flows.len(),
+            need as f64 / 1e9,
+            BYTES_PER_FLOW / 1000,
+            avail as f64 / 1e9
+        )));
+    }
+    Ok(())
+}
+
 /// `dropless run`.
 pub fn run(a: &RunArgs) -> Result<(), Failure> {
     let s = load(a.scenario.as_deref(), &a.set)?;
+    memory_check(&s)?;
     let sim = s.simulation().map_err(|e| Failure::Input(e.to_string()))?;
-    let dir = out_dir(a, &s);
+    let dir = out_dir(a, &s)?;
     // The default out/NAME belongs to dropless: an earlier run's output there
     // is replaced without --force. An explicit --out DIR needs --force.
     preflight(&dir, a.force || a.out.is_none())?;

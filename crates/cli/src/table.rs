@@ -7,9 +7,38 @@ use dropless_sim::SimResult;
 /// Most flow rows printed; the rest are in summary.json.
 const MAX_ROWS: usize = 40;
 
+/// Longest cell of a table, characters; longer ones are cut (the full text
+/// is in summary.json).
+const MAX_CELL: usize = 80;
+
+/// `s` made safe for a terminal and a table: control characters (an
+/// escape sequence in a flow label would otherwise reach the terminal) are
+/// written as `\u{..}` escapes, and text beyond `max` characters is cut
+/// with a trailing `…`.
+pub fn printable(s: &str, max: usize) -> String {
+    let mut out = String::new();
+    for (n, c) in s.chars().enumerate() {
+        if n >= max {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Prints rows as a plain text table, columns right-aligned except the
-/// first `left` ones.
+/// first `left` ones; cells pass through [`printable`].
 pub fn render(header: &[&str], rows: &[Vec<String>], left: usize) -> String {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.iter().map(|c| printable(c, MAX_CELL)).collect())
+        .collect();
+    let rows = &rows;
     let mut w: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for r in rows {
         for (k, c) in r.iter().enumerate() {
@@ -50,7 +79,7 @@ fn mbps(bps: f64) -> String {
 pub fn print(s: &Scenario, r: &SimResult, wall: f64) {
     println!(
         "{}: {} flows, {:.1} s simulated in {:.2} s ({})",
-        s.name,
+        printable(&s.name, MAX_CELL),
         r.flows.len(),
         r.duration_s,
         wall,

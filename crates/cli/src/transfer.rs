@@ -236,12 +236,16 @@ pub(crate) fn parse_params(cc: &str, raw: &[String]) -> Result<Vec<(String, f64)
         .collect()
 }
 
+/// Longest time a timeout may be: about 11.6 days (a `Duration` of 1e30 s
+/// does not exist, and the transport counts nanoseconds in 64 bits).
+const MAX_TIMEOUT_S: f64 = 1e6;
+
 fn duration(what: &str, s: f64) -> Result<Duration, Failure> {
-    if s.is_finite() && s > 0.0 {
+    if s.is_finite() && s > 0.0 && s <= MAX_TIMEOUT_S {
         Ok(Duration::from_secs_f64(s))
     } else {
         Err(Failure::Input(format!(
-            "{what}: found {s}, expected a positive number of seconds"
+            "{what}: found {s}, expected a positive number of seconds up to {MAX_TIMEOUT_S}"
         )))
     }
 }
@@ -695,11 +699,8 @@ pub fn recv(a: &RecvArgs) -> Result<(), Failure> {
             AckArg::Probe => AckPolicy::ProbeOnly,
         },
         start_timeout: if a.keep { None } else { Some(timeout) },
-        idle_timeout: if a.keep {
-            timeout
-        } else {
-            RecvOptions::default().idle_timeout
-        },
+        // Mid-transfer too: a sender silent this long ends the transfer.
+        idle_timeout: timeout,
         require_first_packet: a.keep,
         key: a.security.psk()?,
         ..RecvOptions::default()

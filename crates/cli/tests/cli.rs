@@ -775,3 +775,109 @@ fn probe_refuses_bad_input_and_ends_on_a_closed_port() {
     std::fs::remove_file(&key).unwrap();
     assert!(t.elapsed() < std::time::Duration::from_secs(30));
 }
+
+/// Issue 21's bad inputs: names that leave no output directory, labels too
+/// long for a table or carrying terminal escapes, a "file" that never ends,
+/// a window parameter no run can hold, timeouts no clock can count. Each
+/// gets a one-line error or a bounded outcome, never a panic.
+#[test]
+fn hostile_names_labels_sizes_and_timeouts() {
+    let dir = Scratch::new("hostile");
+    let quick = std::fs::read_to_string(root().join("scenarios/quickstart.toml")).unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    // Names that would make out/ itself the output directory.
+    for n in [".", "..", "..."] {
+        let f = write(
+            "n.toml",
+            &quick.replace("name = \"quickstart\"", &format!("name = \"{n}\"")),
+        );
+        let out = dropless(&["run", &f, "--set", "duration=6s"]);
+        assert_failed(&out, 2, &["name", "--out"], &format!("name {n:?}"));
+    }
+    // A 70,000-character label with an escape sequence: the table cuts and
+    // escapes it.
+    let label = format!("\\u001b[31m{}", "x".repeat(70_000));
+    let f = write(
+        "label.toml",
+        &quick.replacen("[[flows]]", &format!("[[flows]]\nlabel = \"{label}\""), 1),
+    );
+    let o = dir.path().join("label-out");
+    let out = dropless(&[
+        "run",
+        &f,
+        "--set",
+        "duration=6s",
+        "--out",
+        o.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(
+        !stdout.contains('\u{1b}'),
+        "a raw escape reached the terminal"
+    );
+    assert!(stdout.contains("\\u{1b}"), "{stdout}");
+    assert!(
+        stdout.lines().all(|l| l.chars().count() < 400),
+        "a line too long"
+    );
+    // A file whose size the file system does not know.
+    let out = dropless(&["check", "/dev/zero"]);
+    assert_failed(&out, 2, &["/dev/zero", "1048576 bytes"], "check /dev/zero");
+    // A window no run can hold finishes, bounded by the path.
+    let f = write(
+        "cwnd.toml",
+        &quick.replacen(
+            "cc = \"newreno\"",
+            "cc = \"newreno\"\nparams = { initial_cwnd = 1e300 }",
+            1,
+        ),
+    );
+    let o = dir.path().join("cwnd-out");
+    let t = std::time::Instant::now();
+    let out = dropless(&[
+        "run",
+        &f,
+        "--set",
+        "duration=6s",
+        "--out",
+        o.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(t.elapsed() < std::time::Duration::from_secs(60));
+    // Timeouts beyond what a Duration holds.
+    for args in [
+        vec![
+            "send",
+            "127.0.0.1:9",
+            "--time",
+            "1s",
+            "--timeout",
+            "1e30",
+            "--insecure",
+        ],
+        vec![
+            "recv",
+            "127.0.0.1:0",
+            "--discard",
+            "--keep",
+            "--timeout",
+            "1e30",
+            "--insecure",
+        ],
+    ] {
+        let out = dropless(&args);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        let e = text(&out.stderr);
+        assert!(e.contains("--timeout") && !e.contains("panicked"), "{e}");
+    }
+}

@@ -125,9 +125,26 @@ pub fn load(path: &Path, sets: &[String]) -> Result<Scenario, ScenarioError> {
             ),
         ));
     }
-    let bytes = std::fs::read(path).map_err(|e| {
-        ScenarioError::file(&label, format!("cannot read the file: {}", io_reason(&e)))
-    })?;
+    // The size the file system reports is not a bound (a device such as
+    // /dev/zero reports 0 and never ends): read at most one byte more than
+    // allowed.
+    let mut bytes = Vec::new();
+    {
+        use std::io::Read;
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes))
+            .map_err(|e| {
+                ScenarioError::file(&label, format!("cannot read the file: {}", io_reason(&e)))
+            })?;
+    }
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(ScenarioError::file(
+            &label,
+            format!(
+                "cannot read the file: more than {MAX_FILE_BYTES} bytes, expected a scenario file of at most {MAX_FILE_BYTES} bytes"
+            ),
+        ));
+    }
     let text = String::from_utf8(bytes).map_err(|e| {
         ScenarioError::file(
             &label,

@@ -23,7 +23,7 @@ use dropless_transport::{AckPacket, DataPacket, Ecn, Receiver, Sender, SenderCon
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use crate::config::{Buffer, QueueKind, SimConfig, Topology};
+use crate::config::{Buffer, LinkSpec, QueueKind, SimConfig, Topology};
 use crate::metrics::{self, FlowSeries, LinkSeries, Series, SimResult};
 use crate::queue::EventQueue;
 use crate::red::{Red, Verdict as RedVerdict};
@@ -308,6 +308,43 @@ pub(crate) struct Flow {
 /// [`Flow::host`] of a flow that paces itself.
 pub(crate) const NO_HOST: u32 = u32::MAX;
 
+/// The most packets a flow may have in flight when the scenario does not
+/// say (`max_window`): eight times what its path can hold (the slowest
+/// link's rate times the RTT, plus every shared buffer on the way), and at
+/// least a million; the transport's default (2^24) is the ceiling. A window
+/// beyond what the path holds only queues at the flow's own access link,
+/// whose buffer is unbounded: a controller parameter such as
+/// `initial_cwnd = 1e300` had the sender keep 16 million packets
+/// (gigabytes) in flight. The floor keeps every experiment's result as it
+/// was (an open-loop stream into a lossy path keeps many lost packets in
+/// flight until they are detected).
+fn path_window_cap(path: &[LinkSpec], rtt: Time, wire: u32) -> u64 {
+    let wire = wire.max(1) as f64;
+    let rate = path
+        .iter()
+        .map(|l| l.rate_bps / 8.0)
+        .fold(f64::INFINITY, f64::min);
+    let bdp = if rate.is_finite() {
+        rate * rtt as f64 * 1e-9 / wire
+    } else {
+        0.0
+    };
+    let buffers: f64 = path
+        .iter()
+        .map(|l| match l.buffer {
+            Buffer::Packets(n) => n as f64,
+            Buffer::Bytes(b) => b as f64 / wire,
+        })
+        .sum();
+    let cap = (8.0 * (bdp + buffers)).max(1e6);
+    let ceiling = SenderConfig::default().max_window;
+    if cap.is_finite() && cap < ceiling as f64 {
+        cap as u64
+    } else {
+        ceiling
+    }
+}
+
 /// One host's shared pacer ([`crate::FlowSpec::host`]).
 pub(crate) struct Host {
     /// Its flows, taken in turn.
@@ -536,7 +573,9 @@ impl Simulation {
                 min_rto: fs.min_rto,
                 initial_rto: fs.initial_rto,
                 max_rto: fs.max_rto,
-                max_window: fs.max_window.unwrap_or(SenderConfig::default().max_window),
+                max_window: fs
+                    .max_window
+                    .unwrap_or_else(|| path_window_cap(&shared[a..=b], rtt, fs.wire_size())),
                 partial_ack_pair: fs.ns2_recovery,
                 recovery_pipe_counts_lost: fs.ns2_recovery,
                 ns2_lost_retransmission: fs.ns2_recovery,

@@ -292,6 +292,9 @@ pub struct SenderStats {
     pub congestion_events: u64,
     /// Retransmission timeouts.
     pub rtos: u64,
+    /// ACKs that acknowledged packets never sent (ignored): a receiver
+    /// that is not this connection's, or a broken one.
+    pub invalid_acks: u64,
     /// Fast recoveries run under Proportional Rate Reduction
     /// ([`SenderConfig::prr`], RFC 9937); 0 without it.
     pub prr_recoveries: u64,
@@ -1064,7 +1067,10 @@ impl Sender {
     /// Processes an acknowledgement.
     pub fn handle_ack(&mut self, now: Time, ack: &AckPacket) {
         if ack.cum_ack > self.next_seq {
-            return; // acknowledges data never sent: ignore (malformed or stale)
+            // Acknowledges data never sent: ignored and counted (the UDP
+            // driver ends the transfer on it).
+            self.stats.invalid_acks += 1;
+            return;
         }
         // Information about the packet that triggered this ACK, before the
         // scoreboard drops it.

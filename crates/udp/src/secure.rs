@@ -544,7 +544,9 @@ mod tests {
         for k in 0..3u64 {
             let len = ch.seal(b"hello noise", &mut buf).unwrap();
             assert_eq!(u64::from_be_bytes(buf[8..16].try_into().unwrap()), k);
-            let got = noise.read_message(k, &buf[SEAL_HEADER_LEN..len], &mut p).unwrap();
+            let got = noise
+                .read_message(k, &buf[SEAL_HEADER_LEN..len], &mut p)
+                .unwrap();
             assert_eq!(&p[..got], b"hello noise");
         }
         let c = noise.write_message(0, b"and back", &mut m).unwrap();

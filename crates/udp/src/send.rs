@@ -495,6 +495,15 @@ pub fn send_streams_on(
                         s.acks += 1;
                         let at = arrival.unwrap_or_else(|| clock.now());
                         s.sender.handle_ack(at, &a);
+                        if s.sender.stats().invalid_acks > 0 {
+                            bail!(
+                                "the receiver at {peer} acknowledged packet {} of connection {:#x}, \
+                                 but only {} were sent: it is not this transfer's receiver",
+                                a.cum_ack,
+                                a.conn,
+                                s.sender.next_seq()
+                            );
+                        }
                     }
                 }
                 // Anything else (garbage, data, other connections): ignored.

@@ -190,3 +190,49 @@ fn another_key_gets_no_answer_and_no_file() {
     assert!(o.recv.is_err());
     assert_eq!(dir.list(), ["in.bin"], "no output and no part file");
 }
+
+/// A peer that acknowledges data never sent (a plaintext transfer: an
+/// encrypted one cannot be fed a forged ACK) ends the transfer at once
+/// with a message, instead of a sender that ignores it and stalls.
+#[test]
+fn an_ack_beyond_what_was_sent_ends_the_transfer() {
+    use dropless_transport::AckPacket;
+    use dropless_wire::{decode, encode_ack, Decoded, MAX_ACK_LEN};
+    let fake = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let peer = fake.local_addr().unwrap();
+    let h = std::thread::spawn(move || {
+        let mut buf = [0u8; 2048];
+        let (n, from) = fake.recv_from(&mut buf).unwrap();
+        let Ok(Decoded::Data(p, _)) = decode(&buf[..n]) else {
+            panic!("expected a data packet");
+        };
+        let a = AckPacket {
+            conn: p.conn,
+            cum_ack: 1_000_000,
+            ..Default::default()
+        };
+        let mut out = [0u8; MAX_ACK_LEN];
+        let m = encode_ack(&a, &mut out).unwrap();
+        fake.send_to(&out[..m], from).unwrap();
+    });
+    let t = std::time::Instant::now();
+    let e = dropless_udp::send(
+        dropless_udp::Source::Bytes(10_000_000),
+        peer,
+        Box::new(FixedWindow(4.0)),
+        &SendOptions::default(),
+        &mut |_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    h.join().unwrap();
+    assert!(
+        e.contains("acknowledged packet 1000000") && e.contains("only 4 were sent"),
+        "{e}"
+    );
+    assert!(
+        t.elapsed() < Duration::from_secs(2),
+        "ended at once: {:?}",
+        t.elapsed()
+    );
+}
