@@ -688,6 +688,22 @@ fn report_json(r: &TransferReport) -> serde_json::Value {
     v
 }
 
+/// A flag that SIGINT, SIGTERM and SIGHUP set instead of killing the
+/// process, so that an interrupted receiver removes its temporary file and
+/// exits with a message (exit code 1) instead of leaving a hidden part file.
+fn on_signals() -> Result<dropless_udp::StopFlag, Failure> {
+    let stop = dropless_udp::StopFlag::default();
+    for sig in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
+        signal_hook::flag::register(sig, stop.flag())
+            .map_err(|e| Failure::Run(format!("installing a signal handler: {e}")))?;
+    }
+    Ok(stop)
+}
+
 pub fn recv(a: &RecvArgs) -> Result<(), Failure> {
     check_mss(a.mss)?;
     let timeout = duration("--timeout", a.timeout)?;
@@ -703,6 +719,7 @@ pub fn recv(a: &RecvArgs) -> Result<(), Failure> {
         idle_timeout: timeout,
         require_first_packet: a.keep,
         key: a.security.psk()?,
+        stop: Some(on_signals()?),
         ..RecvOptions::default()
     };
     // clap's "sink" group makes exactly one of the three present.
@@ -732,6 +749,9 @@ pub fn recv(a: &RecvArgs) -> Result<(), Failure> {
             .try_clone()
             .map_err(|e| Failure::Run(format!("cloning the socket: {e}")))?;
         let began = std::time::Instant::now();
+        if opts.stop.as_ref().is_some_and(|f| f.is_set()) {
+            return Err(Failure::Run("interrupted".to_string()));
+        }
         match dropless_udp::recv_on(s, sink, &opts) {
             Ok(r) => {
                 if a.json {

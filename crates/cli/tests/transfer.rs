@@ -477,3 +477,61 @@ fn send_trace_writes_the_series_with_the_controller_variables() {
     assert!(e.contains("--trace") && e.contains("does not exist"), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// SIGINT, SIGTERM or SIGHUP to a receiver in mid-transfer: it exits 1
+/// saying so and leaves no file, hidden or not, beside the destination.
+#[test]
+fn a_signalled_receiver_leaves_no_part_file() {
+    let dir = std::env::temp_dir().join(format!("dropless-signal-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for sig in ["INT", "TERM", "HUP"] {
+        let addr = format!("127.0.0.1:{}", free_port());
+        let dst = dir.join("copy.bin");
+        let rx = Command::new(bin())
+            .args(["recv", &addr, "--out"])
+            .arg(&dst)
+            .args(key_args(&[]))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let mut tx = Command::new(bin())
+            .args(["send", &addr, "--bytes", "20GB", "--timeout", "2"])
+            .args(key_args(&[]))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Until the part file exists and holds data.
+        let t = std::time::Instant::now();
+        loop {
+            let size: u64 = std::fs::read_dir(&dir)
+                .unwrap()
+                .map(|e| e.unwrap().metadata().unwrap().len())
+                .sum();
+            if size > 1_000_000 || t.elapsed() > std::time::Duration::from_secs(10) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let k = Command::new("kill")
+            .args([&format!("-{sig}"), &rx.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(k.success());
+        let out = rx.wait_with_output().unwrap();
+        let _ = tx.kill();
+        let _ = tx.wait();
+        let e = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "SIG{sig}: {e}");
+        assert!(e.contains("interrupted"), "SIG{sig}: {e}");
+        let left: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(left.is_empty(), "SIG{sig} left {left:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -96,7 +96,7 @@ pub mod secure;
 mod send;
 mod sys;
 
-pub use recv::{recv, recv_file, recv_file_on, recv_on};
+pub use recv::{recv, recv_file, recv_file_on, recv_on, RECV_WINDOW};
 pub use send::{
     send, send_file, send_file_on, send_on, send_streams, send_streams_on, MAX_STREAMS,
 };
@@ -160,8 +160,9 @@ pub struct SendOptions {
     /// Floor of the retransmission timeout. Default 200 ms (Linux).
     pub min_rto: Duration,
     /// Send window cap in packets beyond the oldest unacknowledged one (the
-    /// receiver advertises no window; this bounds the scoreboard).
-    /// Default 65 536.
+    /// receiver advertises no window; this bounds the scoreboard). A
+    /// receiver drops packets more than [`RECV_WINDOW`] (131,072) ahead of
+    /// what it has in order. Default 65 536.
     pub max_window: u64,
     /// Requested `SO_SNDBUF`/`SO_RCVBUF` in bytes (the kernel may cap it);
     /// 0 keeps the system default. Default 4 MiB.
@@ -333,6 +334,31 @@ pub struct Interval {
 /// ([`send_streams`]): the stream's index, from 0, and its interval.
 pub type StreamInterval = (usize, Interval);
 
+/// A flag that ends a transfer when set ([`RecvOptions::stop`]), shared
+/// with whoever sets it (a signal handler: `signal_hook::flag::register`
+/// takes [`StopFlag::flag`]). Two flags are equal when they are the same
+/// flag.
+#[derive(Clone, Debug, Default)]
+pub struct StopFlag(pub std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl StopFlag {
+    /// The shared boolean.
+    pub fn flag(&self) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+        self.0.clone()
+    }
+
+    /// True once set.
+    pub fn is_set(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+impl PartialEq for StopFlag {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 /// Receiver settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RecvOptions {
@@ -370,6 +396,11 @@ pub struct RecvOptions {
     /// [`TransferReport::rejected`]. `None` reads plaintext from anyone.
     /// Default `None`.
     pub key: Option<secure::Psk>,
+    /// Set to true (by a signal handler, say) to end the transfer: it
+    /// fails with "interrupted" within [`MAX_WAIT`]-ish (the loop wakes at
+    /// least every 100 ms), removing its temporary file. `None`: only the
+    /// process's death ends it early. Default `None`.
+    pub stop: Option<StopFlag>,
     /// **Test hook**, leave `None` in real use: when `Some(n)`, every `n`-th
     /// ACK is silently not sent.
     pub debug_drop_ack_every: Option<u64>,
@@ -391,6 +422,7 @@ impl Default for RecvOptions {
             socket_buffer: 4 << 20,
             require_first_packet: false,
             key: None,
+            stop: None,
             debug_drop_ack_every: None,
             debug_mark_ce_every: None,
         }

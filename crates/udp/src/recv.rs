@@ -16,6 +16,13 @@ use crate::io::{ArrivalClock, Received, Socket};
 use crate::secure::{self, Channel, SEAL_OVERHEAD};
 use crate::{check_mss, nanos, pattern, random_u32, sys, Clock, RecvOptions, Sink, TransferReport};
 
+/// Packets beyond the next one expected in order that a receiver accepts
+/// (twice the sender's default window, [`crate::SendOptions::max_window`]):
+/// a packet further ahead is dropped and counted in
+/// [`TransferReport::rejected`], so that no sender can make the output
+/// file a sparse terabyte with one packet of a high sequence number.
+pub const RECV_WINDOW: u64 = 1 << 17;
+
 /// Longest single wait of the receiver loop (timeouts are checked at least
 /// this often).
 const MAX_RECV_WAIT: Duration = Duration::from_millis(100);
@@ -117,6 +124,10 @@ pub fn recv_on(
     let mut last_data_at: Time = 0;
 
     loop {
+        if opts.stop.as_ref().is_some_and(|f| f.is_set()) {
+            // (The part file, if any, is removed as this returns.)
+            bail!("interrupted");
+        }
         // Timers.
         let now = clock.now();
         let deadline = if conns.is_empty() {
@@ -180,6 +191,10 @@ pub fn recv_on(
         // Drain the socket.
         let mut next_transfer = false;
         loop {
+            // A stream that never pauses must not keep a signal waiting.
+            if opts.stop.as_ref().is_some_and(|f| f.is_set()) {
+                bail!("interrupted");
+            }
             if opts.require_first_packet
                 && !conns.is_empty()
                 && conns.iter().all(|c| c.complete_at.is_some())
@@ -322,6 +337,13 @@ pub fn recv_on(
                     }
                 };
                 let c = &mut conns[k];
+                if p.seq >= c.rx.rcv_nxt().saturating_add(RECV_WINDOW) {
+                    // Beyond the receive window: a sender may not make the
+                    // receiver hold (or a file grow) more than this ahead
+                    // of what has arrived in order.
+                    rejected += 1;
+                    continue;
+                }
                 c.check(&p, mss)?;
                 c.last_heard = now;
                 last_data_at = now;

@@ -236,3 +236,49 @@ fn an_ack_beyond_what_was_sent_ends_the_transfer() {
         t.elapsed()
     );
 }
+
+/// One data packet far beyond what has arrived (seq 6e9: an 8.4 TB offset)
+/// is dropped by the receive window: the output never grows past what was
+/// sent in order. (Plaintext: the window holds for any sender, even one
+/// with the key.)
+#[test]
+fn a_packet_beyond_the_receive_window_does_not_grow_the_file() {
+    let dir = TempDir::new("recv-window");
+    let dst = dir.path("out.bin");
+    let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let peer = sock.local_addr().unwrap();
+    let ropts = RecvOptions {
+        idle_timeout: Duration::from_millis(800),
+        ..recv_opts()
+    };
+    let d2 = dst.clone();
+    let h = std::thread::spawn(move || recv_file_on(sock, &d2, &ropts));
+    let attacker = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let mss = dropless_udp::DEFAULT_MSS;
+    let send = |seq: u64, len: u32, flags: PacketFlags| {
+        let p = DataPacket {
+            conn: 9,
+            seq,
+            len,
+            flags,
+            ecn: Ecn::NotEct,
+            ts: 0,
+        };
+        let payload = vec![1u8; len as usize];
+        let mut buf = vec![0u8; DATA_HEADER_LEN + len as usize];
+        let n = encode_data(&p, &payload, &mut buf).unwrap();
+        attacker.send_to(&buf[..n], peer).unwrap();
+    };
+    send(0, mss, PacketFlags::NONE);
+    send(6_000_000_000, 1, PacketFlags::FIN);
+    std::thread::sleep(Duration::from_millis(300));
+    let largest = std::fs::read_dir(dir.path(""))
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .max()
+        .unwrap_or(0);
+    assert!(largest <= mss as u64, "a part file of {largest} bytes");
+    let e = h.join().unwrap().unwrap_err().to_string();
+    assert!(e.contains("silent"), "{e}");
+    assert!(dir.list().is_empty(), "no part file left: {:?}", dir.list());
+}
