@@ -52,10 +52,18 @@
 //! * **ECN**: with [`SendOptions::ecn`] data leaves as ECT(0); the receiver
 //!   takes each packet's codepoint from its IP header (so a router's CE mark
 //!   counts) and echoes CE marks, to which the controller reacts.
-//! * **No handshake**: there is no
-//!   connection setup or rejection message: a receiver that refuses a
-//!   connection (wrong mss) just stops answering, and the sender fails after
-//!   [`SendOptions::timeout`].
+//! * **Security**: with a key ([`SendOptions::key`], [`RecvOptions::key`];
+//!   the CLI's default) a transfer opens with a Noise handshake and every
+//!   datagram after it, data and ACK, headers included, travels sealed
+//!   with AES-256-GCM, each nonce accepted once ([`secure`]); everything
+//!   else is dropped and counted ([`TransferReport::rejected`]). Without a
+//!   key there is no handshake and the datagrams above travel in clear.
+//!   Either way there is no rejection message: a receiver that refuses a
+//!   connection (wrong mss, wrong key) just stops answering, and the
+//!   sender fails after [`SendOptions::timeout`].
+//! * **Bounds**: a receiver drops data more than [`RECV_WINDOW`] packets
+//!   ahead of what it holds in order, and a sender ends the transfer when
+//!   acknowledged beyond what it sent.
 //!
 //! # Time
 //!
