@@ -369,9 +369,18 @@ pub fn recv_on(
                     c.complete_at = Some(now);
                     let (fin_seq, fin_len) = c.fin.expect("complete implies a FIN");
                     let len = fin_seq * mss + fin_len as u64;
-                    c.bytes = len;
+                    // A hashed stream's last bytes are the BLAKE3 hash of
+                    // the file, not part of it.
+                    let hashed = ack_buf.chan.as_ref().is_some_and(|ch| ch.terms().hashed);
+                    if hashed && len < secure::HASH_LEN {
+                        bail!("the stream is {len} bytes, too short to end in its BLAKE3 hash");
+                    }
+                    c.bytes = if hashed { len - secure::HASH_LEN } else { len };
                     if let Some(part) = part.take() {
-                        part.finish(len, opts.sync)?;
+                        if hashed {
+                            part.verify_blake3(c.bytes)?;
+                        }
+                        part.finish(c.bytes, opts.sync)?;
                     }
                 }
                 c.flush_acks(
@@ -572,6 +581,36 @@ impl PartFile {
             dest: dest.to_path_buf(),
             done: false,
         })
+    }
+
+    /// Checks that the file's first `len` bytes hash (BLAKE3) to the
+    /// [`secure::HASH_LEN`] bytes that follow them.
+    fn verify_blake3(&self, len: u64) -> anyhow::Result<()> {
+        let mut want = [0u8; secure::HASH_LEN as usize];
+        self.file
+            .read_exact_at(&mut want, len)
+            .with_context(|| format!("reading the hash from {}", self.tmp.display()))?;
+        let mut h = blake3::Hasher::new();
+        let mut buf = vec![0u8; 1 << 20];
+        let mut off = 0u64;
+        while off < len {
+            let n = self
+                .file
+                .read_at(&mut buf[..((len - off).min(1 << 20)) as usize], off)
+                .with_context(|| format!("reading {}", self.tmp.display()))?;
+            if n == 0 {
+                bail!("{} ended at {off} of {len} bytes", self.tmp.display());
+            }
+            h.update(&buf[..n]);
+            off += n as u64;
+        }
+        if h.finalize().as_bytes() != &want {
+            bail!(
+                "the received file's BLAKE3 hash differs from the sender's: not saved ({} bytes)",
+                len
+            );
+        }
+        Ok(())
     }
 
     /// Sets the final length, optionally syncs, and renames into place.

@@ -184,17 +184,47 @@ pub fn peek(dgram: &[u8]) -> Option<(u8, u32)> {
     ))
 }
 
+/// What a sender announces in its first handshake message (one byte, bit
+/// 0: `hashed`; other bits must be 0).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Terms {
+    /// The stream ends with [`HASH_LEN`] bytes that are the BLAKE3 hash of
+    /// everything before them (a file's whole-file check): the receiver
+    /// verifies it before saving the file and does not save the trailer.
+    pub hashed: bool,
+}
+
+/// Bytes of the BLAKE3 trailer of a [`Terms::hashed`] stream.
+pub const HASH_LEN: u64 = 32;
+
+impl Terms {
+    fn to_byte(self) -> u8 {
+        u8::from(self.hashed)
+    }
+
+    fn from_byte(b: u8) -> Option<Terms> {
+        (b & !1 == 0).then_some(Terms { hashed: b & 1 == 1 })
+    }
+}
+
 /// The sender's side of the handshake.
 pub struct Initiator {
     psk: Psk,
+    terms: Terms,
     hs: HandshakeState,
     session: u32,
     init: Vec<u8>,
 }
 
 impl Initiator {
-    /// Starts a session with a random id.
+    /// Starts a session with a random id and no terms.
     pub fn new(psk: &Psk) -> anyhow::Result<Initiator> {
+        Initiator::with_terms(psk, Terms::default())
+    }
+
+    /// Starts a session with a random id, announcing `terms` in the first
+    /// message (encrypted under the key, like everything after it).
+    pub fn with_terms(psk: &Psk, terms: Terms) -> anyhow::Result<Initiator> {
         let session = getrandom::u32().map_err(|e| anyhow::anyhow!("reading random bytes: {e}"))?;
         let mut hs = builder(psk)?
             .build_initiator()
@@ -202,11 +232,12 @@ impl Initiator {
         let mut init = vec![0u8; MAX_HANDSHAKE_LEN];
         header(&mut init, TYPE_HS_INIT, session);
         let n = hs
-            .write_message(&[], &mut init[COMMON_HEADER_LEN + 4..])
+            .write_message(&[terms.to_byte()], &mut init[COMMON_HEADER_LEN + 4..])
             .map_err(|e| anyhow::anyhow!("writing the Noise handshake: {e}"))?;
         init.truncate(COMMON_HEADER_LEN + 4 + n);
         Ok(Initiator {
             psk: psk.clone(),
+            terms,
             hs,
             session,
             init,
@@ -239,14 +270,14 @@ impl Initiator {
             .is_ok()
             && self.hs.is_handshake_finished();
         if !ok {
-            if let Ok(fresh) = Initiator::new(&self.psk) {
+            if let Ok(fresh) = Initiator::with_terms(&self.psk, self.terms) {
                 *self = fresh;
             }
             return None;
         }
         // Done: hand the state over (what is left is an unused initiator).
         let session = self.session;
-        let fresh = Initiator::new(&self.psk).ok()?;
+        let fresh = Initiator::with_terms(&self.psk, self.terms).ok()?;
         let mut done = std::mem::replace(self, fresh);
         Some(Channel::from_handshake(&mut done.hs, session))
     }
@@ -254,7 +285,9 @@ impl Initiator {
 
 /// The receiver's side: answers a valid first message. Returns the session,
 /// the response to send (and to repeat for a repeated first message) and
-/// the channel; `None` if `dgram` is not a valid first message under `psk`.
+/// the channel, whose [`Channel::terms`] are the sender's; `None` if `dgram`
+/// is not a valid first message under `psk` (or announces terms this
+/// version does not know).
 pub fn respond(psk: &Psk, dgram: &[u8]) -> Option<(u32, Vec<u8>, Channel)> {
     let (kind, session) = peek(dgram)?;
     if kind != TYPE_HS_INIT || dgram.len() > MAX_HANDSHAKE_LEN {
@@ -262,8 +295,14 @@ pub fn respond(psk: &Psk, dgram: &[u8]) -> Option<(u32, Vec<u8>, Channel)> {
     }
     let mut hs = builder(psk).ok()?.build_responder().ok()?;
     let mut scratch = [0u8; 64];
-    hs.read_message(&dgram[COMMON_HEADER_LEN + 4..], &mut scratch)
+    let m = hs
+        .read_message(&dgram[COMMON_HEADER_LEN + 4..], &mut scratch)
         .ok()?;
+    let terms = match m {
+        0 => Terms::default(),
+        1 => Terms::from_byte(scratch[0])?,
+        _ => return None,
+    };
     let mut resp = vec![0u8; MAX_HANDSHAKE_LEN];
     header(&mut resp, TYPE_HS_RESP, session);
     let n = hs
@@ -273,7 +312,9 @@ pub fn respond(psk: &Psk, dgram: &[u8]) -> Option<(u32, Vec<u8>, Channel)> {
     if !hs.is_handshake_finished() {
         return None;
     }
-    Some((session, resp, Channel::from_handshake(&mut hs, session)))
+    let mut c = Channel::from_handshake(&mut hs, session);
+    c.terms = terms;
+    Some((session, resp, c))
 }
 
 /// One end of an established session: seals what it sends, opens what it
@@ -285,6 +326,7 @@ pub fn respond(psk: &Psk, dgram: &[u8]) -> Option<(u32, Vec<u8>, Channel)> {
 /// big-endian; empty associated data), but without copying: the caller
 /// writes the plaintext where the ciphertext goes.
 pub struct Channel {
+    terms: Terms,
     seal_key: LessSafeKey,
     open_key: LessSafeKey,
     session: u32,
@@ -310,6 +352,7 @@ impl Channel {
             (key(&r2i), key(&i2r))
         };
         Channel {
+            terms: Terms::default(),
             seal_key,
             open_key,
             session,
@@ -321,6 +364,12 @@ impl Channel {
     /// The session id.
     pub fn session(&self) -> u32 {
         self.session
+    }
+
+    /// What the sender announced in the handshake (on the receiver's
+    /// channel; the default on the sender's).
+    pub fn terms(&self) -> Terms {
+        self.terms
     }
 
     /// Seals in place: `buf[SEAL_HEADER_LEN..SEAL_HEADER_LEN + plain_len]`

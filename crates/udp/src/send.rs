@@ -170,10 +170,31 @@ pub fn send_streams_on(
                 .metadata()
                 .with_context(|| format!("reading metadata of {}", path.display()))?
                 .len();
-            (Some((file, path)), Some(size), None)
+            // Encrypted, the stream ends in the file's BLAKE3 hash, which
+            // the receiver checks before it saves the file.
+            let total = if opts.key.is_some() {
+                size + secure::HASH_LEN
+            } else {
+                size
+            };
+            (Some((file, path)), Some(total), None)
         }
         Source::Bytes(n) => (None, Some(n), None),
         Source::Time(d) => (None, None, Some(d.as_nanos() as u64)),
+    };
+    // A file's size and, encrypted, its BLAKE3 hash (the stream's trailer).
+    let file_size = match (&file, total) {
+        (Some(_), Some(t)) if opts.key.is_some() => t - secure::HASH_LEN,
+        (_, t) => t.unwrap_or(0),
+    };
+    let trailer: Option<[u8; secure::HASH_LEN as usize]> = match &file {
+        Some((f, path)) if opts.key.is_some() => {
+            let mut h = blake3::Hasher::new();
+            h.update_reader(f)
+                .with_context(|| format!("reading {} for its BLAKE3 hash", path.display()))?;
+            Some(*h.finalize().as_bytes())
+        }
+        _ => None,
     };
     socket
         .connect(peer)
@@ -188,6 +209,9 @@ pub fn send_streams_on(
             &socket,
             &mut ack_buf,
             psk,
+            secure::Terms {
+                hashed: trailer.is_some(),
+            },
             peer,
             opts.timeout,
             &mut rejected,
@@ -254,47 +278,54 @@ pub fn send_streams_on(
     // Reads (or generates) packet `p`'s payload and adds the datagram to the
     // batch, which goes out in one system call (GSO) when full or when the
     // loop has sent what it may.
-    let mut transmit = |p: &DataPacket,
-                        batch: &mut Batch,
-                        chan: &mut Option<Channel>|
-     -> anyhow::Result<()> {
-        let len = p.len as usize;
-        match &file {
-            Some((f, path)) => f
-                .read_exact_at(&mut payload[..len], p.seq * mss)
-                .with_context(|| format!("reading {} at offset {}", path.display(), p.seq * mss))?,
-            None => pattern::fill(p.seq * mss, &mut payload[..len]),
-        }
-        let n = DATA_HEADER_LEN + len + seal;
-        if !batch.fits(n) {
-            batch
-                .flush(&socket, peer, ecn)
-                .or_else(send_error)
-                .context("sending data packets")?;
-        }
-        match chan {
-            Some(c) => {
-                // Encoded where the ciphertext goes, then sealed in place.
-                let slot = batch.slot(n);
-                let m = encode_data(p, &payload[..len], &mut slot[secure::SEAL_HEADER_LEN..])?;
-                c.seal_in_place(slot, m)?;
+    let mut transmit =
+        |p: &DataPacket, batch: &mut Batch, chan: &mut Option<Channel>| -> anyhow::Result<()> {
+            let len = p.len as usize;
+            let off = p.seq * mss;
+            match &file {
+                Some((f, path)) => {
+                    // The file's bytes, then (encrypted) its hash.
+                    let from_file = file_size.saturating_sub(off).min(len as u64) as usize;
+                    f.read_exact_at(&mut payload[..from_file], off)
+                        .with_context(|| format!("reading {} at offset {off}", path.display()))?;
+                    if let Some(h) = &trailer {
+                        for (k, b) in payload[from_file..len].iter_mut().enumerate() {
+                            *b = h[(off + (from_file + k) as u64 - file_size) as usize];
+                        }
+                    }
+                }
+                None => pattern::fill(off, &mut payload[..len]),
             }
-            None => {
-                encode_data(p, &payload[..len], batch.slot(n))?;
+            let n = DATA_HEADER_LEN + len + seal;
+            if !batch.fits(n) {
+                batch
+                    .flush(&socket, peer, ecn)
+                    .or_else(send_error)
+                    .context("sending data packets")?;
             }
-        }
-        tx_count += 1;
-        if opts
-            .debug_drop_every
-            .is_some_and(|k| k > 0 && tx_count % k == 0)
-        {
-            debug_dropped += 1;
-            batch.discard(n);
-        } else {
-            batch.commit(n);
-        }
-        Ok(())
-    };
+            match chan {
+                Some(c) => {
+                    // Encoded where the ciphertext goes, then sealed in place.
+                    let slot = batch.slot(n);
+                    let m = encode_data(p, &payload[..len], &mut slot[secure::SEAL_HEADER_LEN..])?;
+                    c.seal_in_place(slot, m)?;
+                }
+                None => {
+                    encode_data(p, &payload[..len], batch.slot(n))?;
+                }
+            }
+            tx_count += 1;
+            if opts
+                .debug_drop_every
+                .is_some_and(|k| k > 0 && tx_count % k == 0)
+            {
+                debug_dropped += 1;
+                batch.discard(n);
+            } else {
+                batch.commit(n);
+            }
+            Ok(())
+        };
 
     loop {
         let now = clock.now();
@@ -528,7 +559,11 @@ pub fn send_streams_on(
                 ..Default::default()
             };
             let st = s.sender.stats();
-            report.bytes = total.unwrap_or(st.bytes_acked);
+            report.bytes = match total {
+                Some(_) if file.is_some() => file_size,
+                Some(t) => t,
+                None => st.bytes_acked,
+            };
             report.duration = nanos(end - start);
             report.packets_sent = st.packets_sent;
             report.retransmits = st.retransmits;
@@ -572,11 +607,12 @@ fn handshake(
     socket: &Socket,
     buf: &mut [u8],
     psk: &Psk,
+    terms: secure::Terms,
     peer: SocketAddr,
     timeout: Duration,
     rejected: &mut u64,
 ) -> anyhow::Result<Channel> {
-    let mut init = secure::Initiator::new(psk)?;
+    let mut init = secure::Initiator::with_terms(psk, terms)?;
     let start = std::time::Instant::now();
     let mut every = Duration::from_millis(200);
     let mut refused = false;

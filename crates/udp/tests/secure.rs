@@ -282,3 +282,41 @@ fn a_packet_beyond_the_receive_window_does_not_grow_the_file() {
     assert!(e.contains("silent"), "{e}");
     assert!(dir.list().is_empty(), "no part file left: {:?}", dir.list());
 }
+
+/// An encrypted file transfer ends in the file's BLAKE3 hash, taken before
+/// the first packet: a file that changes while it is sent arrives as the
+/// sender read it, the hash no longer matches, and the receiver saves
+/// nothing (the sender, unanswered, fails after its timeout).
+#[test]
+fn a_file_changed_while_sent_fails_the_whole_file_hash() {
+    use std::os::unix::fs::FileExt;
+    let _g = serial();
+    let dir = TempDir::new("secure-hash");
+    let (src, dst) = (dir.path("in.bin"), dir.path("out.bin"));
+    write_random_file(&src, 2_000_000, 9);
+    let (s, r) = keyed(6);
+    let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let peer = sock.local_addr().unwrap();
+    let d2 = dst.clone();
+    let h = std::thread::spawn(move || recv_file_on(sock, &d2, &r));
+    let src2 = src.clone();
+    let writer = std::thread::spawn(move || {
+        // The transfer takes about 0.5 s at 4 MB/s; change the last byte
+        // early on, long before it is read.
+        std::thread::sleep(Duration::from_millis(100));
+        let f = std::fs::OpenOptions::new().write(true).open(&src2).unwrap();
+        f.write_all_at(b"!", 1_999_999).unwrap();
+    });
+    let cc = FixedRate {
+        cwnd: 64.0,
+        rate: 4e6,
+    };
+    // The receiver refuses the file at its end and stops answering (the
+    // protocol has no rejection message), so the sender fails by timeout.
+    let tx = send_file(&src, peer, Box::new(cc), &s);
+    writer.join().unwrap();
+    assert!(tx.is_err());
+    let e = h.join().unwrap().unwrap_err().to_string();
+    assert!(e.contains("BLAKE3"), "{e}");
+    assert_eq!(dir.list(), ["in.bin"], "nothing saved, no part file");
+}
