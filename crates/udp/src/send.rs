@@ -126,6 +126,30 @@ struct Stream {
     acks: u64,
 }
 
+impl Stream {
+    /// The interval report due at `now`, if one is, after recording the
+    /// trace row due; once the stream has ended, the last (shorter) ones,
+    /// then nothing.
+    fn take_interval(&mut self, now: Time, start: Time) -> Option<Interval> {
+        match self.done_at {
+            Some(end) => {
+                let s = &self.sender;
+                if let Some(i) = self.trace.take().and_then(|t| t.finish(end, s, start)) {
+                    self.trace_out.push(i);
+                }
+                self.reports.take().and_then(|t| t.finish(end, s, start))
+            }
+            None => {
+                let s = &self.sender;
+                if let Some(i) = self.trace.as_mut().and_then(|t| t.poll(now, s, start)) {
+                    self.trace_out.push(i);
+                }
+                self.reports.as_mut().and_then(|t| t.poll(now, s, start))
+            }
+        }
+    }
+}
+
 /// Sends `source` over `controllers.len()` connections at once on one
 /// already bound socket: each stream is a [`Sender`] with its own
 /// controller and connection id (consecutive ids from
@@ -400,30 +424,11 @@ pub fn send_streams_on(
         tick.clear();
         for (k, s) in streams.iter_mut().enumerate() {
             let ended = s.done_at.is_some();
-            if ended {
-                // The last, shorter interval; then no more.
-                let end = s.done_at.expect("ended");
-                if let Some(i) = s
-                    .reports
-                    .take()
-                    .and_then(|t| t.finish(end, &s.sender, start))
-                {
-                    tick.push((k, i));
-                }
-                if let Some(i) = s.trace.take().and_then(|t| t.finish(end, &s.sender, start)) {
-                    s.trace_out.push(i);
-                }
-                continue;
-            }
-            if let Some(i) = s
-                .reports
-                .as_mut()
-                .and_then(|t| t.poll(now, &s.sender, start))
-            {
+            if let Some(i) = s.take_interval(now, start) {
                 tick.push((k, i));
             }
-            if let Some(i) = s.trace.as_mut().and_then(|t| t.poll(now, &s.sender, start)) {
-                s.trace_out.push(i);
+            if ended {
+                continue;
             }
             let delivered = s.sender.stats().packets_delivered;
             if delivered > s.progress.0 {
