@@ -622,6 +622,77 @@ mod tests {
         assert!(w.fresh(99_999) && !w.fresh(100_000) && !w.fresh(10_000));
     }
 
+    /// Random and mutated datagrams, 200,000 of them, through every entry
+    /// point that reads one: nothing panics, and nothing is accepted.
+    #[test]
+    fn random_and_mutated_datagrams_open_nothing() {
+        let psk = Psk::from_bytes([11; 32]);
+        let (mut tx, mut rx) = pair(11);
+        let mut init = Initiator::new(&psk).unwrap();
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move || {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        };
+        let mut good = vec![0u8; 1500];
+        let n = tx.seal(&[7u8; 1000], &mut good).unwrap();
+        good.truncate(n);
+        let mut buf = vec![0u8; 1600];
+        for k in 0..200_000u32 {
+            let len = (next() % 1600) as usize;
+            let d = &mut buf[..len];
+            match k % 4 {
+                // Pure noise.
+                0 => d.iter_mut().for_each(|b| *b = next() as u8),
+                // Noise behind a valid-looking header of each type.
+                1 | 2 => {
+                    d.iter_mut().for_each(|b| *b = next() as u8);
+                    if len >= 8 {
+                        d[..2].copy_from_slice(&MAGIC);
+                        d[2] = VERSION;
+                        d[3] = 1 + (next() % 5) as u8;
+                        if k % 4 == 2 {
+                            d[4..8].copy_from_slice(&tx.session().to_be_bytes());
+                        }
+                    }
+                }
+                // A real sealed datagram with a few bytes changed.
+                _ => {
+                    let m = good.len().min(len.max(1));
+                    let d = &mut buf[..m];
+                    d.copy_from_slice(&good[..m]);
+                    for _ in 0..1 + next() % 3 {
+                        let i = (next() as usize) % m;
+                        d[i] ^= 1 + (next() % 255) as u8;
+                    }
+                    if d[..] == good[..] {
+                        // Two changes that cancelled out.
+                        d[m / 2] ^= 1;
+                    }
+                }
+            }
+            let len = if k % 4 == 3 {
+                good.len().min(len.max(1))
+            } else {
+                len
+            };
+            let d = &mut buf[..len];
+            let _ = peek(d);
+            assert!(respond(&psk, d).is_none(), "datagram {k} opened a session");
+            assert!(init.on_response(d).is_none());
+            let mut copy = d.to_vec();
+            assert!(
+                rx.open_in_place(&mut copy).is_none(),
+                "datagram {k} was accepted"
+            );
+        }
+        // The real one still opens once.
+        let mut copy = good.clone();
+        assert!(rx.open_in_place(&mut copy).is_some());
+    }
+
     #[test]
     fn keys_round_trip_through_hex_and_bad_keys_are_named() {
         let k = Psk::generate().unwrap();

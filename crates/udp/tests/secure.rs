@@ -320,3 +320,51 @@ fn a_file_changed_while_sent_fails_the_whole_file_hash() {
     assert!(e.contains("BLAKE3"), "{e}");
     assert_eq!(dir.list(), ["in.bin"], "nothing saved, no part file");
 }
+
+/// 20,000 random datagrams (noise, and noise behind valid-looking headers
+/// of every type) hit an encrypted receiver from another address while a
+/// real transfer runs: the file arrives intact and the noise is counted,
+/// none of it accepted.
+#[test]
+fn a_flood_of_random_datagrams_changes_nothing() {
+    let _g = serial();
+    let dir = TempDir::new("secure-flood");
+    let (src, dst) = (dir.path("in.bin"), dir.path("out.bin"));
+    write_random_file(&src, 3_000_000, 10);
+    let (s, r) = keyed(7);
+    let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let peer = sock.local_addr().unwrap();
+    let d2 = dst.clone();
+    let h = std::thread::spawn(move || recv_file_on(sock, &d2, &r));
+    let flood = std::thread::spawn(move || {
+        let attacker = UdpSocket::bind("127.0.0.1:0").unwrap();
+        let mut x = 0x1234_5678_9ABC_DEF1u64;
+        let mut buf = vec![0u8; 1500];
+        for k in 0..20_000u32 {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            let r = x.wrapping_mul(0x2545_F491_4F6C_DD1D);
+            let len = 8 + (r % 1400) as usize;
+            for (i, b) in buf[..len].iter_mut().enumerate() {
+                *b = (r >> (i % 56)) as u8 ^ i as u8;
+            }
+            if k % 2 == 0 {
+                buf[..2].copy_from_slice(b"DL");
+                buf[2] = dropless_wire::VERSION;
+                buf[3] = 1 + (k / 2 % 5) as u8;
+            }
+            let _ = attacker.send_to(&buf[..len], peer);
+            if k % 64 == 0 {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        }
+    });
+    std::thread::sleep(Duration::from_millis(5));
+    let tx = send_file(&src, peer, Box::new(FixedWindow(64.0)), &s).unwrap();
+    flood.join().unwrap();
+    let rx = h.join().unwrap().unwrap();
+    assert_same_file(&src, &dst);
+    assert!(tx.encrypted && rx.encrypted);
+    assert!(rx.rejected > 1000, "{rx}");
+}
