@@ -491,20 +491,9 @@ pub fn send_streams_on(
             std::hint::spin_loop();
         }
         // Drain every ACK that is there.
-        loop {
-            let (len, stride) = match socket.recv(&mut ack_buf) {
-                Ok(Some(r)) => (r.len, r.stride),
-                Ok(None) => break,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
-                    // ICMP port unreachable from an earlier datagram: the
-                    // receiver is not (yet) there; the timeout decides.
-                    last_refused = true;
-                    continue;
-                }
-                Err(e) => return Err(e).context("receiving ACKs"),
-            };
-            last_refused = false;
+        while let Some((len, stride)) =
+            recv_some(&socket, &mut ack_buf, &mut last_refused).context("receiving ACKs")?
+        {
             // A lone ACK is timed by its kernel receive timestamp, not by
             // when this loop got to it, so that RTT samples do not carry the
             // loop's delays (but never before `now`, the sender's latest
@@ -647,17 +636,9 @@ fn handshake(
                 break;
             }
             sys::wait(&socket.sock, (resend_at - now).min(MAX_WAIT), false)?;
-            loop {
-                let (len, stride) = match socket.recv(buf) {
-                    Ok(Some(r)) => (r.len, r.stride),
-                    Ok(None) => break,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
-                        refused = true;
-                        continue;
-                    }
-                    Err(e) => return Err(e).context("receiving the handshake"),
-                };
+            while let Some((len, stride)) =
+                recv_some(socket, buf, &mut refused).context("receiving the handshake")?
+            {
                 let before = init.session();
                 for dgram in buf[..len].chunks(stride) {
                     if let Some(c) = init.on_response(dgram) {
@@ -671,6 +652,30 @@ fn handshake(
                     break;
                 }
             }
+        }
+    }
+}
+
+/// The next datagram (or GRO batch: its length and the stride of its
+/// datagrams) waiting on the socket, `None` if none is. An ICMP port
+/// unreachable from an earlier datagram (the receiver is not, or not yet,
+/// there) sets `refused` and is skipped: the caller's timeout decides;
+/// any datagram clears it.
+fn recv_some(
+    socket: &Socket,
+    buf: &mut [u8],
+    refused: &mut bool,
+) -> io::Result<Option<(usize, usize)>> {
+    loop {
+        match socket.recv(buf) {
+            Ok(Some(r)) => {
+                *refused = false;
+                return Ok(Some((r.len, r.stride)));
+            }
+            Ok(None) => return Ok(None),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => *refused = true,
+            Err(e) => return Err(e),
         }
     }
 }
