@@ -849,6 +849,22 @@ fn hostile_names_labels_sizes_and_timeouts() {
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(t.elapsed() < std::time::Duration::from_secs(60));
+    // At most a million packets in flight (the transport's own cap, 2^24,
+    // let the sender keep 16.8 million).
+    let flows = std::fs::read_to_string(o.join("flows.csv")).unwrap();
+    let col = flows
+        .lines()
+        .next()
+        .unwrap()
+        .split(',')
+        .position(|c| c == "in_flight_pkts")
+        .unwrap();
+    let most = flows
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').nth(col)?.parse::<f64>().ok())
+        .fold(0.0, f64::max);
+    assert!(most > 0.0 && most <= 1e6, "{most} packets in flight");
     // Timeouts beyond what a Duration holds.
     for args in [
         vec![

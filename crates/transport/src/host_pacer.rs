@@ -27,7 +27,9 @@
 use dropless_cc::Time;
 
 use crate::pacer::Pacer;
-use crate::{DataPacket, Sender};
+use crate::DataPacket;
+#[cfg(doc)]
+use crate::Sender;
 
 /// The pacing of a group of senders: the sum of the rates (bytes/s) and
 /// the smallest of the bursts (packets) of the requests, `None` (no pacing)
@@ -153,21 +155,6 @@ impl HostPacer {
         if let Some((rate, burst)) = pacing {
             self.pacer.on_send(now, wire, rate, burst);
         }
-    }
-
-    /// [`HostPacer::poll_transmit`] over a slice of senders, all active.
-    pub fn poll_senders(
-        &mut self,
-        now: Time,
-        senders: &mut [Sender],
-    ) -> Option<(usize, DataPacket)> {
-        let pacing = aggregate(senders.iter().map(Sender::pacing_request));
-        let n = senders.len();
-        self.poll_transmit(now, n, pacing, |k| {
-            let s = &mut senders[k];
-            let header = s.config().header;
-            s.poll_transmit(now).map(|d| (d, d.len + header))
-        })
     }
 }
 

@@ -430,8 +430,9 @@ impl Channel {
     }
 
     /// [`Channel::open_in_place`] on a copy of `dgram` in `out` (which must
-    /// hold the sealed datagram).
-    pub fn open<'a>(&mut self, dgram: &[u8], out: &'a mut [u8]) -> Option<&'a [u8]> {
+    /// hold the sealed datagram; the tests' convenience).
+    #[cfg(test)]
+    fn open<'a>(&mut self, dgram: &[u8], out: &'a mut [u8]) -> Option<&'a [u8]> {
         let buf = out.get_mut(..dgram.len())?;
         buf.copy_from_slice(dgram);
         self.open_in_place(buf)

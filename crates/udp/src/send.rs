@@ -64,11 +64,7 @@ pub fn send(
     opts: &SendOptions,
     on_interval: &mut dyn FnMut(&Interval),
 ) -> anyhow::Result<TransferReport> {
-    let bind = opts.bind.unwrap_or_else(|| match peer {
-        SocketAddr::V4(_) => SocketAddr::from(([0, 0, 0, 0], 0)),
-        SocketAddr::V6(_) => SocketAddr::from(([0u16; 8], 0)),
-    });
-    let socket = UdpSocket::bind(bind).with_context(|| format!("binding {bind}"))?;
+    let socket = bind(opts, peer)?;
     send_on(socket, source, peer, controller, opts, on_interval)
 }
 
@@ -105,12 +101,18 @@ pub fn send_streams(
     opts: &SendOptions,
     on_tick: &mut dyn FnMut(&[StreamInterval]),
 ) -> anyhow::Result<Vec<TransferReport>> {
-    let bind = opts.bind.unwrap_or_else(|| match peer {
+    let socket = bind(opts, peer)?;
+    send_streams_on(socket, source, peer, controllers, opts, on_tick)
+}
+
+/// A socket bound as [`SendOptions::bind`] says, or to an ephemeral port
+/// of the unspecified address of `peer`'s family.
+fn bind(opts: &SendOptions, peer: SocketAddr) -> anyhow::Result<UdpSocket> {
+    let addr = opts.bind.unwrap_or_else(|| match peer {
         SocketAddr::V4(_) => SocketAddr::from(([0, 0, 0, 0], 0)),
         SocketAddr::V6(_) => SocketAddr::from(([0u16; 8], 0)),
     });
-    let socket = UdpSocket::bind(bind).with_context(|| format!("binding {bind}"))?;
-    send_streams_on(socket, source, peer, controllers, opts, on_tick)
+    UdpSocket::bind(addr).with_context(|| format!("binding {addr}"))
 }
 
 /// One connection of a sender.
