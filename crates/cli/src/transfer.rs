@@ -44,17 +44,24 @@ so a failed transfer leaves no partial file. --discard only counts the bytes;
 --check also verifies every byte against the generated data of `dropless send
 --bytes/--time` and fails at the first difference.
 
-With --keep (and --discard or --check) it serves one transfer after another
-until interrupted, as an iperf3 server does: a line per transfer (a JSON
+With --keep (and --discard or --check) it serves transfers until
+interrupted, as an iperf3 server does, several senders at once (at most
+--max-clients; each on a socket of its own): a line per transfer (a JSON
 object per line with --json), and a failed transfer is reported on stderr
-without ending the loop. A transfer then opens only with its sender's first
-packet, so late packets of the previous one cannot open the next.
+without ending the server. A sender is admitted only once it has shown that
+it receives at its address (a cookie) and, encrypted, that it holds the key;
+each is dropped after --timeout seconds of silence.
+
+With --resume (and --out and --key) an interrupted transfer is kept, and
+`send FILE ADDR --resume` continues it from what the receiver holds; the
+whole-file BLAKE3 hash checks the joined result.
 
 Examples:
   dropless recv 127.0.0.1:9000 --out copy.bin
   dropless recv 127.0.0.1:9000 --out copy.bin --ack every
   dropless recv 127.0.0.1:9000 --check --json
-  dropless recv 0.0.0.0:9000 --discard --keep";
+  dropless recv 0.0.0.0:9000 --discard --keep
+  dropless recv 0.0.0.0:9000 --out copy.bin --key k --resume";
 
 /// Authenticated encryption or an explicit plaintext transfer (`send`,
 /// `recv`, `probe`).
@@ -166,6 +173,11 @@ pub struct SendArgs {
     /// bursts (seed 001's pacing at layer 3)
     #[arg(long)]
     pub no_host_pacing: bool,
+    /// Continue an interrupted transfer of FILE: a receiver run with
+    /// --resume that holds part of this very file (same size and BLAKE3
+    /// hash) says where to start; otherwise the whole file goes
+    #[arg(long, requires = "file")]
+    pub resume: bool,
     #[command(flatten)]
     pub security: SecurityArgs,
 }
@@ -210,10 +222,20 @@ pub struct RecvArgs {
     /// within a transfer; the next one is awaited for ever)
     #[arg(long, default_value_t = 30.0)]
     pub timeout: f64,
-    /// Serve transfers one after another until interrupted (with --discard
-    /// or --check)
+    /// Serve transfers until interrupted, several senders at once (with
+    /// --discard or --check)
     #[arg(long, conflicts_with = "out")]
     pub keep: bool,
+    /// With --keep: most senders served at once (others wait and retry)
+    #[arg(long, value_name = "N", default_value_t = dropless_udp::DEFAULT_MAX_CLIENTS as u16,
+          value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub max_clients: u16,
+    /// Keep an interrupted transfer for `send --resume` to continue: the
+    /// data goes to .NAME.dropless-part beside the file, with a record of
+    /// what it holds (.NAME.dropless-resume); both stay after a failure,
+    /// an interrupt, or even a kill, and go when the file is complete
+    #[arg(long, requires = "out")]
+    pub resume: bool,
     #[command(flatten)]
     pub security: SecurityArgs,
 }
@@ -361,10 +383,18 @@ pub fn send(a: &SendArgs) -> Result<(), Failure> {
             None => None,
         },
         host_pacing: !a.no_host_pacing,
+        resume: a.resume,
         // Read last: the other arguments' errors come first.
         key: a.security.psk()?,
         ..SendOptions::default()
     };
+    if a.resume && opts.key.is_none() {
+        return Err(Failure::Input(
+            "--resume needs --key: the handshake carries where to resume, and the whole-file \
+             hash checks the joined result"
+                .to_string(),
+        ));
+    }
     let mut intervals = Vec::new();
     let mut header = false;
     let json = a.json;
@@ -652,6 +682,7 @@ fn report_json(r: &TransferReport) -> serde_json::Value {
         "peer": r.peer.map(|p| p.to_string()),
         "encrypted": r.encrypted,
         "rejected": r.rejected,
+        "resumed_from": r.resumed_from,
     });
     if r.controller.is_empty() {
         v["packets_received"] = r.packets_received.into();
@@ -718,6 +749,7 @@ pub fn recv(a: &RecvArgs) -> Result<(), Failure> {
         // Mid-transfer too: a sender silent this long ends the transfer.
         idle_timeout: timeout,
         require_first_packet: a.keep,
+        resume: a.resume,
         key: a.security.psk()?,
         stop: Some(on_signals()?),
         ..RecvOptions::default()
@@ -728,9 +760,23 @@ pub fn recv(a: &RecvArgs) -> Result<(), Failure> {
         (None, true) => Sink::Check,
         (None, false) => Sink::Discard,
     };
+    if a.resume && opts.key.is_none() {
+        return Err(Failure::Input(
+            "--resume needs --key: the handshake carries where to resume, and the whole-file \
+             hash checks the joined result"
+                .to_string(),
+        ));
+    }
     if !a.keep {
-        let report =
-            dropless_udp::recv(a.addr, sink, &opts).map_err(|e| Failure::Run(format!("{e:#}")))?;
+        let report = dropless_udp::recv(a.addr, sink, &opts).map_err(|e| {
+            Failure::Run(if a.resume {
+                format!(
+                    "{e:#} (any part kept for --resume: the same command and `send --resume` continue it)"
+                )
+            } else {
+                format!("{e:#}")
+            })
+        })?;
         if a.json {
             println!("{:#}", report_json(&report));
         } else {
@@ -738,46 +784,28 @@ pub fn recv(a: &RecvArgs) -> Result<(), Failure> {
         }
         return Ok(());
     }
-    let socket = std::net::UdpSocket::bind(a.addr)
-        .map_err(|e| Failure::Run(format!("binding {}: {e}", a.addr)))?;
-    eprintln!("listening on {} (Ctrl-C ends)", a.addr);
-    // A failed transfer does not end the loop, but a socket that fails at
-    // once, again and again, does.
-    let mut quick_failures = 0;
-    loop {
-        let s = socket
-            .try_clone()
-            .map_err(|e| Failure::Run(format!("cloning the socket: {e}")))?;
-        let began = std::time::Instant::now();
-        if opts.stop.as_ref().is_some_and(|f| f.is_set()) {
-            return Err(Failure::Run("interrupted".to_string()));
-        }
-        match dropless_udp::recv_on(s, sink, &opts) {
+    let socket = dropless_udp::server_socket(a.addr).map_err(|e| Failure::Run(format!("{e:#}")))?;
+    eprintln!(
+        "listening on {} (at most {} senders at once; Ctrl-C ends)",
+        a.addr, a.max_clients
+    );
+    let mut on_done = |from: std::net::SocketAddr,
+                       r: anyhow::Result<dropless_udp::TransferReport>| {
+        match r {
             Ok(r) => {
                 if a.json {
                     // One object per line (JSON Lines).
                     println!("{}", report_json(&r));
                 } else {
-                    let from = r.peer.map(|p| p.to_string()).unwrap_or_default();
                     println!("from {from}: {r}");
                 }
                 // A pipe reader sees each transfer as it ends.
                 let _ = std::io::Write::flush(&mut std::io::stdout());
-                quick_failures = 0;
             }
-            Err(e) => {
-                eprintln!("transfer failed: {e:#}");
-                if began.elapsed() < Duration::from_millis(10) {
-                    quick_failures += 1;
-                    if quick_failures >= 100 {
-                        return Err(Failure::Run(format!(
-                            "the receiver fails at once, repeatedly: {e:#}"
-                        )));
-                    }
-                } else {
-                    quick_failures = 0;
-                }
-            }
+            Err(e) => eprintln!("transfer from {from} failed: {e:#}"),
         }
-    }
+    };
+    dropless_udp::serve_on(socket, sink, &opts, a.max_clients.into(), &mut on_done)
+        .map_err(|e| Failure::Run(format!("{e:#}")))?;
+    Err(Failure::Run("interrupted".to_string()))
 }

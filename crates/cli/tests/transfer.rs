@@ -535,3 +535,135 @@ fn a_signalled_receiver_leaves_no_part_file() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Blocks of 1430 bytes (the default MSS) of `part` that equal `src`'s: in
+/// all, and at or after byte `from`. The source is random, so a block the
+/// receiver never wrote (zeros, or beyond the end) never matches.
+fn received_blocks(src: &[u8], part: &[u8], from: usize) -> (usize, usize) {
+    let mut all = 0;
+    let mut beyond = 0;
+    for (k, b) in src.chunks(1430).enumerate() {
+        let at = k * 1430;
+        if part.get(at..at + b.len()) == Some(b) {
+            all += 1;
+            if at >= from {
+                beyond += 1;
+            }
+        }
+    }
+    (all, beyond)
+}
+
+/// SIGKILL of the receiver, then of the sender, at a point in mid-transfer
+/// that the clock picks: the part file and its record survive the kill,
+/// and `recv --resume` with `send --resume` then complete the file (the
+/// receiver's whole-file BLAKE3 check passes and the bytes are identical),
+/// sending again at most 5 % of what had arrived. (The 1 GB run of issue
+/// 21 is `scripts/resume-kill.sh`, docs/security.md.)
+#[test]
+fn a_killed_transfer_resumes_sending_little_again() {
+    let dir = std::env::temp_dir().join(format!("dropless-resume-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let size = 40_000_000usize;
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let src_bytes: Vec<u8> = (0..size.div_ceil(8))
+        .flat_map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x.to_le_bytes()
+        })
+        .take(size)
+        .collect();
+    let src = dir.join("in.bin");
+    std::fs::write(&src, &src_bytes).unwrap();
+    let dst = dir.join("out.bin");
+    let part = dir.join(".out.bin.dropless-part");
+    let record = dir.join(".out.bin.dropless-resume");
+    for victim in ["recv", "send"] {
+        let addr = format!("127.0.0.1:{}", free_port());
+        let recv = |json: bool| {
+            let mut c = Command::new(bin());
+            c.args(["recv", &addr, "--resume", "--timeout", "2", "--out"])
+                .arg(&dst)
+                .args(key_args(&[]))
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped());
+            if json {
+                c.arg("--json");
+            }
+            let child = c.spawn().unwrap();
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            child
+        };
+        let mut rx = recv(false);
+        // 40 MB at 400 Mb/s: 0.8 s.
+        let mut tx = Command::new(bin())
+            .arg("send")
+            .arg(&src)
+            .args([&addr, "--resume", "--cc", "cbr", "--param", "rate=400e6"])
+            .args(["--timeout", "2"])
+            .args(key_args(&[]))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Past 5 MB, then a further 0-300 ms that the clock picks.
+        let t = std::time::Instant::now();
+        while std::fs::metadata(&part).map_or(0, |m| m.len()) < 5_000_000
+            && t.elapsed() < std::time::Duration::from_secs(10)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let extra = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .subsec_nanos()
+            % 300;
+        std::thread::sleep(std::time::Duration::from_millis(extra as u64));
+        let (killed, other) = if victim == "recv" {
+            (&mut rx, &mut tx)
+        } else {
+            (&mut tx, &mut rx)
+        };
+        killed.kill().unwrap(); // SIGKILL
+        killed.wait().unwrap();
+        let st = other.wait().unwrap();
+        assert!(!st.success(), "{victim} killed: the other side fails");
+        assert!(!dst.exists());
+        let text = std::fs::read_to_string(&record).expect("the record survives the kill");
+        let held: usize = text
+            .lines()
+            .find_map(|l| l.strip_prefix("held "))
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(held < size, "killed at {extra} ms past 5 MB, but complete");
+        let (all, beyond) = received_blocks(&src_bytes, &std::fs::read(&part).unwrap(), held);
+        // Resumed, at full speed.
+        let rx = recv(true);
+        send_ok(&[src.to_str().unwrap(), &addr, "--resume", "--timeout", "5"]);
+        let out = rx.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(r["resumed_from"], held as u64, "{victim}");
+        assert_eq!(r["bytes"], (size - held) as u64);
+        assert!(
+            std::fs::read(&dst).unwrap() == src_bytes,
+            "{victim}: the file differs"
+        );
+        assert!(
+            beyond * 20 <= all,
+            "{victim} killed: {beyond} of {all} received blocks sent again (held {held})"
+        );
+        assert!(!part.exists() && !record.exists());
+        eprintln!("{victim} killed {extra} ms past 5 MB: held {held}, received {all} blocks, {beyond} sent again");
+        std::fs::remove_file(&dst).unwrap();
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -102,12 +102,14 @@ pub mod pattern;
 mod recv;
 pub mod secure;
 mod send;
+mod server;
 mod sys;
 
 pub use recv::{recv, recv_file, recv_file_on, recv_on, RECV_WINDOW};
 pub use send::{
     send, send_file, send_file_on, send_on, send_streams, send_streams_on, MAX_STREAMS,
 };
+pub use server::{serve_on, server_socket, ServeStats, DEFAULT_MAX_CLIENTS};
 
 #[doc(no_inline)]
 pub use dropless_cc::{Controller, PacketFlags};
@@ -210,6 +212,14 @@ pub struct SendOptions {
     /// "pacing at layer 3"), instead of each stream pacing itself. No
     /// effect on one stream. Default true.
     pub host_pacing: bool,
+    /// Ask the receiver to continue an interrupted transfer of this file
+    /// (with [`SendOptions::key`] and [`Source::File`] only): the first
+    /// handshake message names the file by its size and BLAKE3 hash, and a
+    /// receiver that holds part of it ([`RecvOptions::resume`]) answers
+    /// with the byte to start from; the whole-file hash then checks the
+    /// joined result. A receiver that holds nothing of it, or does not
+    /// resume, gets the whole file. Default false.
+    pub resume: bool,
     /// **Test hook**, leave `None` in real use: when `Some(n)`, every `n`-th
     /// data transmission (counting retransmissions) is silently not sent, to
     /// emulate deterministic loss of ~1/n of the packets.
@@ -234,6 +244,7 @@ impl Default for SendOptions {
             trace_every: None,
             host_pacing: true,
             key: None,
+            resume: false,
             debug_drop_every: None,
         }
     }
@@ -409,6 +420,17 @@ pub struct RecvOptions {
     /// least every 100 ms), removing its temporary file. `None`: only the
     /// process's death ends it early. Default `None`.
     pub stop: Option<StopFlag>,
+    /// Keep an interrupted file transfer for a later one to continue
+    /// (with [`RecvOptions::key`] and [`Sink::File`] only): the data goes
+    /// to `.NAME.dropless-part` beside the destination, with a record of
+    /// how much of which file it holds in `.NAME.dropless-resume`
+    /// (updated as the data arrives, so that even a killed receiver leaves
+    /// an accurate one). A failed or interrupted transfer leaves both; a
+    /// sender that asks to resume the same file (same size and BLAKE3
+    /// hash) is told to start where the part file's verified-in-order
+    /// prefix ends; any other file starts the part over. Default false
+    /// (a failed transfer leaves nothing).
+    pub resume: bool,
     /// **Test hook**, leave `None` in real use: when `Some(n)`, every `n`-th
     /// ACK is silently not sent.
     pub debug_drop_ack_every: Option<u64>,
@@ -431,6 +453,7 @@ impl Default for RecvOptions {
             require_first_packet: false,
             key: None,
             stop: None,
+            resume: false,
             debug_drop_ack_every: None,
             debug_mark_ce_every: None,
         }
@@ -498,6 +521,12 @@ pub struct TransferReport {
     /// Datagrams discarded by the test hooks (`debug_drop_every`,
     /// `debug_drop_ack_every`).
     pub debug_dropped: u64,
+    /// A resumed file transfer ([`SendOptions::resume`],
+    /// [`RecvOptions::resume`]): the byte of the file it started from, the
+    /// bytes before it being already at the receiver from an interrupted
+    /// transfer (`bytes` counts only what this transfer carried). 0 for a
+    /// transfer that started at the beginning.
+    pub resumed_from: u64,
 }
 
 impl TransferReport {
@@ -571,6 +600,9 @@ impl fmt::Display for TransferReport {
             if self.ce_marks > 0 {
                 write!(f, ", {} CE-marked", self.ce_marks)?;
             }
+        }
+        if self.resumed_from > 0 {
+            write!(f, "; resumed from byte {}", self.resumed_from)?;
         }
         if self.encrypted {
             write!(f, "; encrypted")?;

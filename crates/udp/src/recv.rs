@@ -81,11 +81,25 @@ pub fn recv_on(
     sink: Sink<'_>,
     opts: &RecvOptions,
 ) -> anyhow::Result<TransferReport> {
+    recv_session(socket, sink, opts, Vec::new())
+}
+
+/// [`recv_on`], with datagrams that arrived elsewhere first (a server's
+/// listening socket: [`crate::serve`]) taken before anything on `socket`,
+/// in order. A first handshake message among them has had its address
+/// validated by the server.
+pub(crate) fn recv_session(
+    socket: UdpSocket,
+    sink: Sink<'_>,
+    opts: &RecvOptions,
+    mut preload: Vec<(SocketAddr, Vec<u8>)>,
+) -> anyhow::Result<TransferReport> {
     check_mss(opts.mss)?;
+    preload.reverse();
     sys::set_buffers(&socket, opts.socket_buffer);
     let socket = Socket::new(socket).context("setting up the socket")?;
     let mut part = match sink {
-        Sink::File(out) => Some(PartFile::create(out)?),
+        Sink::File(out) => Some(PartFile::create(out, opts.resume && opts.key.is_some())?),
         Sink::Discard | Sink::Check => None,
     };
     let check = sink == Sink::Check;
@@ -109,6 +123,12 @@ pub fn recv_on(
     let mut session_peer: Option<SocketAddr> = None;
     let mut hs_resp: Vec<u8> = Vec::new();
     let mut rejected = 0u64;
+    // Address validation: no handshake state before a sender has shown
+    // it receives at its address (see the `secure` module).
+    let cookies = match opts.key {
+        Some(_) => Some(secure::CookieKey::generate()?),
+        None => None,
+    };
     let mut report = TransferReport::default();
     // The connections served: one for a file; for generated data, the
     // parallel streams of one sender (`send -P N`), opened while the
@@ -184,7 +204,7 @@ pub fn recv_on(
         let wait = deadline.map_or(MAX_RECV_WAIT, |d| {
             nanos(d.saturating_sub(now)).min(MAX_RECV_WAIT)
         });
-        if wait > Duration::ZERO {
+        if wait > Duration::ZERO && preload.is_empty() {
             sys::wait(&socket.sock, wait, false)?;
         }
 
@@ -218,12 +238,25 @@ pub fn recv_on(
                     }
                 }
             }
+            // (A datagram the server received for this session is taken
+            // first; its address was validated there.)
+            let preloaded = preload.pop().map(|(src, d)| {
+                let n = d.len().min(buf.len());
+                buf[..n].copy_from_slice(&d[..n]);
+                Received {
+                    src,
+                    len: n,
+                    stride: n.max(1),
+                    ecn: Ecn::NotEct,
+                }
+            });
+            let validated = preloaded.is_some();
             let Received {
                 src,
                 len: n,
                 stride,
                 ecn,
-            } = match socket.recv(&mut buf) {
+            } = match preloaded.map_or_else(|| socket.recv(&mut buf), |r| Ok(Some(r))) {
                 Ok(Some(r)) => r,
                 Ok(None) => break,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
@@ -266,9 +299,27 @@ pub fn recv_on(
                                 } else if conns.is_empty() {
                                     // A new session, before any data of the
                                     // previous one (a sender that started
-                                    // over): only with a valid handshake.
-                                    match secure::respond(psk, dgram) {
+                                    // over): only from a validated address,
+                                    // with a valid handshake.
+                                    let t = clock.now();
+                                    if !validated
+                                        && !cookies.as_ref().is_some_and(|k| k.valid(src, dgram, t))
+                                    {
+                                        if let Some(r) =
+                                            cookies.as_ref().and_then(|k| k.retry(src, dgram, t))
+                                        {
+                                            let _ = socket.sock.send_to(&r, src);
+                                        }
+                                        continue;
+                                    }
+                                    let mut offer = |id: &secure::FileId| {
+                                        part.as_mut().map_or(0, |p| p.offer(id))
+                                    };
+                                    match secure::respond(psk, dgram, &mut offer) {
                                         Some((_, resp, c)) => {
+                                            if let Some(p) = part.as_mut() {
+                                                p.begin(c.terms().resume)?;
+                                            }
                                             let _ = socket.sock.send_to(&resp, src);
                                             hs_resp = resp;
                                             *chan = Some(c);
@@ -349,10 +400,12 @@ pub fn recv_on(
                 last_data_at = now;
                 c.rx.set_arrivals_timed(arrival.is_some());
                 let arrival = c.rx.handle_data(now, &p);
+                // A resumed file's stream starts at this byte of the file.
+                let base = ack_buf.chan.as_ref().map_or(0, Channel::resume_from);
                 if arrival.is_new && !payload.is_empty() {
                     if let Some(part) = &part {
                         part.file
-                            .write_all_at(payload, p.seq * mss)
+                            .write_all_at(payload, base + p.seq * mss)
                             .with_context(|| format!("writing {}", part.tmp.display()))?;
                     } else if check {
                         if let Some(o) = pattern::first_mismatch(p.seq * mss, payload, &mut scratch)
@@ -365,6 +418,9 @@ pub fn recv_on(
                         }
                     }
                 }
+                if let Some(part) = &mut part {
+                    part.progress(base + c.rx.rcv_nxt() * mss);
+                }
                 if c.complete_at.is_none() && c.rx.is_complete() {
                     c.complete_at = Some(now);
                     let (fin_seq, fin_len) = c.fin.expect("complete implies a FIN");
@@ -376,11 +432,16 @@ pub fn recv_on(
                         bail!("the stream is {len} bytes, too short to end in its BLAKE3 hash");
                     }
                     c.bytes = if hashed { len - secure::HASH_LEN } else { len };
-                    if let Some(part) = part.take() {
+                    if let Some(mut part) = part.take() {
                         if hashed {
-                            part.verify_blake3(c.bytes)?;
+                            if let Err(e) = part.verify_blake3(base + c.bytes) {
+                                // Not the file: nothing of it is worth
+                                // resuming either.
+                                part.abandon();
+                                return Err(e);
+                            }
                         }
-                        part.finish(c.bytes, opts.sync)?;
+                        part.finish(base + c.bytes, opts.sync)?;
                     }
                 }
                 c.flush_acks(
@@ -420,6 +481,7 @@ pub fn recv_on(
     }
     report.streams = conns.len() as u32;
     report.encrypted = opts.key.is_some();
+    report.resumed_from = ack_buf.chan.as_ref().map_or(0, Channel::resume_from);
     report.rejected = rejected;
     report.acks = ack_count;
     report.peer = Some(conns[0].peer);
@@ -544,16 +606,94 @@ struct AckOut {
 }
 
 /// The hidden temporary file the data goes to; removed on drop unless
-/// [`PartFile::finish`] renamed it into place.
+/// [`PartFile::finish`] renamed it into place, or it is resumable.
 struct PartFile {
     file: File,
     tmp: PathBuf,
     dest: PathBuf,
     done: bool,
+    /// A resumable part file's record ([`RecvOptions::resume`]).
+    resume: Option<ResumeRecord>,
+}
+
+/// What a resumable part file holds: `held` bytes from the start of the
+/// file `id`, written beside it as `.NAME.dropless-resume`.
+struct ResumeRecord {
+    path: PathBuf,
+    /// The file whose bytes the part holds (`None`: no file yet, or a
+    /// sender that did not ask to resume, whose data cannot be resumed).
+    id: Option<secure::FileId>,
+    /// Bytes from the start of the file known to be written (the stream's
+    /// in-order prefix).
+    held: u64,
+    /// `held` as the record on disk says it.
+    saved: u64,
+}
+
+/// First line of a resume record.
+const RECORD_MAGIC: &str = "dropless resume 1";
+
+impl ResumeRecord {
+    /// Reads `path`; `None` for a missing, unreadable or malformed record
+    /// (the part file then starts over).
+    fn read(path: &Path) -> Option<(secure::FileId, u64)> {
+        use std::io::Read;
+        let mut text = String::new();
+        File::open(path)
+            .ok()?
+            .take(4096)
+            .read_to_string(&mut text)
+            .ok()?;
+        let mut lines = text.lines();
+        if lines.next()? != RECORD_MAGIC {
+            return None;
+        }
+        let mut field = |name: &str| {
+            lines
+                .next()?
+                .strip_prefix(name)?
+                .strip_prefix(' ')
+                .map(str::to_owned)
+        };
+        let size: u64 = field("size")?.parse().ok()?;
+        let hex = field("blake3")?;
+        let held: u64 = field("held")?.parse().ok()?;
+        if hex.len() != 64 || held > size {
+            return None;
+        }
+        let mut hash = [0u8; secure::HASH_LEN as usize];
+        for (i, b) in hash.iter_mut().enumerate() {
+            *b = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
+        }
+        Some((secure::FileId { size, hash }, held))
+    }
+
+    /// Writes the record (a new file renamed over the old one, so that it
+    /// is never half written).
+    fn save(&mut self) -> anyhow::Result<()> {
+        let Some(id) = self.id else {
+            return Ok(());
+        };
+        let hex: String = id.hash.iter().map(|b| format!("{b:02x}")).collect();
+        let text = format!(
+            "{RECORD_MAGIC}\nsize {}\nblake3 {hex}\nheld {}\n",
+            id.size, self.held
+        );
+        let mut new = self.path.clone().into_os_string();
+        new.push(".new");
+        std::fs::write(&new, text).with_context(|| format!("writing {}", self.path.display()))?;
+        std::fs::rename(&new, &self.path)
+            .with_context(|| format!("writing {}", self.path.display()))?;
+        self.saved = self.held;
+        Ok(())
+    }
 }
 
 impl PartFile {
-    fn create(dest: &Path) -> anyhow::Result<PartFile> {
+    /// A fresh part file with a random name, or with `resume` the one
+    /// named after `dest` (`.NAME.dropless-part`), as an interrupted
+    /// transfer left it, with its record.
+    fn create(dest: &Path, resume: bool) -> anyhow::Result<PartFile> {
         let name = dest
             .file_name()
             .with_context(|| format!("{} does not name a file", dest.display()))?;
@@ -564,11 +704,55 @@ impl PartFile {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        let tmp = dir.join(format!(
-            ".{}.{:08x}.dropless-part",
-            name.to_string_lossy(),
-            random_u32()
-        ));
+        let name = name.to_string_lossy();
+        if resume {
+            let tmp = dir.join(format!(".{name}.dropless-part"));
+            let path = dir.join(format!(".{name}.dropless-resume"));
+            let file = File::options()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&tmp)
+                .with_context(|| format!("opening {}", tmp.display()))?;
+            // (flock(2): `File::try_lock` is newer than the supported
+            // Rust.) Released when the file is closed, even by a kill.
+            // SAFETY: a valid descriptor that `file` owns.
+            let locked = unsafe {
+                libc::flock(
+                    std::os::unix::io::AsRawFd::as_raw_fd(&file),
+                    libc::LOCK_EX | libc::LOCK_NB,
+                )
+            } == 0;
+            if !locked {
+                bail!(
+                    "{} is in use by another receiver (one resumable transfer per destination)",
+                    tmp.display()
+                );
+            }
+            let len = file
+                .metadata()
+                .with_context(|| format!("reading metadata of {}", tmp.display()))?
+                .len();
+            // A record is believed only as far as the part file reaches.
+            let (id, held) = match ResumeRecord::read(&path) {
+                Some((id, held)) if held <= len => (Some(id), held),
+                _ => (None, 0),
+            };
+            return Ok(PartFile {
+                file,
+                tmp,
+                dest: dest.to_path_buf(),
+                done: false,
+                resume: Some(ResumeRecord {
+                    path,
+                    id,
+                    held,
+                    saved: held,
+                }),
+            });
+        }
+        let tmp = dir.join(format!(".{name}.{:08x}.dropless-part", random_u32()));
         let file = File::options()
             .read(true)
             .write(true)
@@ -580,7 +764,72 @@ impl PartFile {
             tmp,
             dest: dest.to_path_buf(),
             done: false,
+            resume: None,
         })
+    }
+
+    /// Where a sender that asks to resume the file `id` is to start: what
+    /// the part holds of that file, or 0 (and the part starts over for
+    /// it).
+    fn offer(&mut self, id: &secure::FileId) -> u64 {
+        match &self.resume {
+            Some(r) if r.id == Some(*id) => r.held.min(id.size),
+            _ => 0,
+        }
+    }
+
+    /// A session for the file `id` begins (after [`PartFile::offer`]):
+    /// the part keeps what it holds of that file, or starts over empty (for
+    /// another file, or for a sender that did not name its file, `None`,
+    /// whose data cannot be resumed later).
+    fn begin(&mut self, id: Option<secure::FileId>) -> anyhow::Result<()> {
+        let Some(r) = &mut self.resume else {
+            return Ok(());
+        };
+        if id.is_some() && id == r.id && r.held > 0 {
+            return Ok(());
+        }
+        self.file
+            .set_len(0)
+            .with_context(|| format!("truncating {}", self.tmp.display()))?;
+        r.id = id;
+        r.held = 0;
+        r.saved = 0;
+        match id {
+            Some(_) => r.save()?,
+            None => {
+                let _ = std::fs::remove_file(&r.path);
+            }
+        }
+        Ok(())
+    }
+
+    /// The stream's in-order prefix now reaches byte `held` of the file:
+    /// recorded when it has grown by 1 % (at least 256 KiB, at most
+    /// 4 MiB), so that a killed receiver loses little of what it held.
+    #[inline]
+    fn progress(&mut self, held: u64) {
+        let Some(r) = &mut self.resume else {
+            return;
+        };
+        let Some(id) = r.id else {
+            return;
+        };
+        r.held = held.min(id.size);
+        let step = (r.held / 100).clamp(256 << 10, 4 << 20);
+        if r.held >= r.saved + step {
+            // A record that cannot be written costs only resumability.
+            let _ = r.save();
+        }
+    }
+
+    /// Removes the part file and its record (their data is not the file).
+    fn abandon(&mut self) {
+        if let Some(r) = &self.resume {
+            let _ = std::fs::remove_file(&r.path);
+        }
+        let _ = std::fs::remove_file(&self.tmp);
+        self.done = true;
     }
 
     /// Checks that the file's first `len` bytes hash (BLAKE3) to the
@@ -626,6 +875,9 @@ impl PartFile {
         std::fs::rename(&self.tmp, &self.dest).with_context(|| {
             format!("renaming {} to {}", self.tmp.display(), self.dest.display())
         })?;
+        if let Some(r) = &self.resume {
+            let _ = std::fs::remove_file(&r.path);
+        }
         self.done = true;
         Ok(())
     }
@@ -633,8 +885,22 @@ impl PartFile {
 
 impl Drop for PartFile {
     fn drop(&mut self) {
-        if !self.done {
-            let _ = std::fs::remove_file(&self.tmp);
+        if self.done {
+            return;
+        }
+        match &mut self.resume {
+            // Resumable: the record says how far it got.
+            Some(r) if r.id.is_some() => {
+                if r.held != r.saved {
+                    let _ = r.save();
+                }
+            }
+            _ => {
+                if let Some(r) = &self.resume {
+                    let _ = std::fs::remove_file(&r.path);
+                }
+                let _ = std::fs::remove_file(&self.tmp);
+            }
         }
     }
 }

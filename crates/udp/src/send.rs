@@ -184,9 +184,9 @@ pub fn send_streams_on(
     if n == 0 || n > MAX_STREAMS {
         bail!("{n} streams: expected 1 to {MAX_STREAMS}");
     }
-    // The payload's origin, the stream length if known, and when to stop
-    // a timed stream.
-    let (file, total, stop_after) = match source {
+    // The payload's origin, its length if known (a file's size), and when
+    // to stop a timed stream.
+    let (file, known_len, stop_after) = match source {
         Source::File(path) => {
             if n > 1 {
                 bail!("a file goes over one stream: parallel streams send generated data (bytes or time)");
@@ -196,23 +196,16 @@ pub fn send_streams_on(
                 .metadata()
                 .with_context(|| format!("reading metadata of {}", path.display()))?
                 .len();
-            // Encrypted, the stream ends in the file's BLAKE3 hash, which
-            // the receiver checks before it saves the file.
-            let total = if opts.key.is_some() {
-                size + secure::HASH_LEN
-            } else {
-                size
-            };
-            (Some((file, path)), Some(total), None)
+            (Some((file, path)), Some(size), None)
         }
         Source::Bytes(n) => (None, Some(n), None),
         Source::Time(d) => (None, None, Some(d.as_nanos() as u64)),
     };
-    // A file's size and, encrypted, its BLAKE3 hash (the stream's trailer).
-    let file_size = match (&file, total) {
-        (Some(_), Some(t)) if opts.key.is_some() => t - secure::HASH_LEN,
-        (_, t) => t.unwrap_or(0),
-    };
+    if opts.resume && (file.is_none() || opts.key.is_none()) {
+        bail!("resuming needs a file and encryption (a key): the handshake carries where to resume and the whole-file hash checks the result");
+    }
+    // Encrypted, a file's stream ends in its BLAKE3 hash, which the
+    // receiver checks before it saves the file.
     let trailer: Option<[u8; secure::HASH_LEN as usize]> = match &file {
         Some((f, path)) if opts.key.is_some() => {
             let mut h = blake3::Hasher::new();
@@ -237,12 +230,25 @@ pub fn send_streams_on(
             psk,
             secure::Terms {
                 hashed: trailer.is_some(),
+                resume: match (opts.resume, known_len, trailer) {
+                    (true, Some(size), Some(hash)) => Some(secure::FileId { size, hash }),
+                    _ => None,
+                },
             },
             peer,
             opts.timeout,
             &mut rejected,
         )?),
         None => None,
+    };
+    // A resumed file starts where the receiver said (the handshake checked
+    // that it is within the file); the stream is the rest of the file,
+    // then its hash (encrypted).
+    let skip = chan.as_ref().map_or(0, Channel::resume_from);
+    let file_size = known_len.unwrap_or(0) - skip;
+    let total = match (&file, known_len) {
+        (Some(_), Some(_)) => Some(file_size + trailer.map_or(0, |_| secure::HASH_LEN)),
+        (_, t) => t,
     };
     let seal = if chan.is_some() { SEAL_OVERHEAD } else { 0 };
 
@@ -312,8 +318,9 @@ pub fn send_streams_on(
                 Some((f, path)) => {
                     // The file's bytes, then (encrypted) its hash.
                     let from_file = file_size.saturating_sub(off).min(len as u64) as usize;
-                    f.read_exact_at(&mut payload[..from_file], off)
-                        .with_context(|| format!("reading {} at offset {off}", path.display()))?;
+                    let at = skip + off;
+                    f.read_exact_at(&mut payload[..from_file], at)
+                        .with_context(|| format!("reading {} at offset {at}", path.display()))?;
                     if let Some(h) = &trailer {
                         for (k, b) in payload[from_file..len].iter_mut().enumerate() {
                             *b = h[(off + (from_file + k) as u64 - file_size) as usize];
@@ -507,8 +514,9 @@ pub fn send_streams_on(
                     Some(c) => match c.open_in_place(dgram) {
                         Some(d) => d,
                         None => {
-                            // A repeated handshake response is not an attack.
-                            if kind != Some(secure::TYPE_HS_RESP) {
+                            // A repeated handshake response or retry is
+                            // not an attack.
+                            if !matches!(kind, Some(secure::TYPE_HS_RESP | secure::TYPE_RETRY)) {
                                 rejected += 1;
                             }
                             continue;
@@ -548,6 +556,7 @@ pub fn send_streams_on(
                 peer: Some(peer),
                 acks: s.acks,
                 encrypted: seal > 0,
+                resumed_from: skip,
                 rejected: if k == 0 { rejected } else { 0 },
                 trace: s.trace_out,
                 // The test hook's count is the sender's: on the first stream.
@@ -620,7 +629,7 @@ fn handshake(
         }
         let resend_at = std::time::Instant::now() + every;
         every = (every * 2).min(Duration::from_millis(1600));
-        loop {
+        'wait: loop {
             let now = std::time::Instant::now();
             if now.duration_since(start) > timeout {
                 bail!(
@@ -642,16 +651,23 @@ fn handshake(
                 recv_some(socket, buf, &mut refused).context("receiving the handshake")?
             {
                 let before = init.session();
+                let mut again = false;
                 for dgram in buf[..len].chunks(stride) {
                     if let Some(c) = init.on_response(dgram) {
                         return Ok(c);
                     }
+                    if init.on_retry(dgram) {
+                        // The receiver validates our address first: the
+                        // first message again, with its cookie, at once.
+                        again = true;
+                        continue;
+                    }
                     *rejected += 1;
                 }
-                if init.session() != before {
-                    // A response failed authentication: a new session,
-                    // sent at once.
-                    break;
+                if again || init.session() != before {
+                    // A cookie to present, or a response that failed
+                    // authentication (a new session): sent at once.
+                    break 'wait;
                 }
             }
         }

@@ -1,0 +1,185 @@
+//! Resumed transfers ([`dropless_udp::SendOptions::resume`],
+//! [`dropless_udp::RecvOptions::resume`]) over 127.0.0.1: an interrupted
+//! transfer continues from what the receiver holds and arrives whole; a
+//! different file starts over; a damaged part file is caught by the
+//! whole-file hash and nothing is saved. (Killing either side with SIGKILL
+//! is tested through the command line, crates/cli/tests/transfer.rs.)
+
+mod common;
+
+use std::net::{SocketAddr, UdpSocket};
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::time::Duration;
+
+use common::*;
+use dropless_udp::secure::{Psk, HASH_LEN};
+use dropless_udp::{recv_file_on, send_file, RecvOptions, SendOptions, StopFlag, DEFAULT_MSS};
+
+fn opts(k: u8) -> (SendOptions, RecvOptions) {
+    let psk = Psk::from_bytes([k; 32]);
+    (
+        SendOptions {
+            key: Some(psk.clone()),
+            resume: true,
+            timeout: Duration::from_secs(2),
+            ..Default::default()
+        },
+        RecvOptions {
+            key: Some(psk),
+            resume: true,
+            start_timeout: Some(Duration::from_secs(3)),
+            idle_timeout: Duration::from_secs(2),
+            ..recv_opts()
+        },
+    )
+}
+
+/// The resume record's `held` line.
+fn held(dir: &TempDir, name: &str) -> u64 {
+    let text = std::fs::read_to_string(dir.path(&format!(".{name}.dropless-resume"))).unwrap();
+    text.lines()
+        .find_map(|l| l.strip_prefix("held "))
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// Blocks of `mss` bytes of `part` (at and after `from`, and in all) that
+/// equal the source's: what the receiver had received. (The source is
+/// random, so a block that was never written, zeros, never matches.)
+fn received_blocks(src: &Path, part: &Path, from: u64) -> (u64, u64) {
+    let a = std::fs::read(src).unwrap();
+    let b = std::fs::read(part).unwrap();
+    let mss = DEFAULT_MSS as usize;
+    let (mut beyond, mut all) = (0, 0);
+    for (k, blk) in a.chunks(mss).enumerate() {
+        let at = k * mss;
+        if b.get(at..at + blk.len()) == Some(blk) {
+            all += 1;
+            if at as u64 >= from {
+                beyond += 1;
+            }
+        }
+    }
+    (beyond, all)
+}
+
+/// Runs a receiver on a thread and sends `src` at `rate` bytes/s; the
+/// receiver is stopped (as by SIGINT) after `stop_after` if given.
+fn attempt(
+    src: &Path,
+    dst: &Path,
+    k: u8,
+    rate: f64,
+    stop_after: Option<Duration>,
+) -> (
+    anyhow::Result<dropless_udp::TransferReport>,
+    anyhow::Result<dropless_udp::TransferReport>,
+) {
+    let (s, mut r) = opts(k);
+    let stop = StopFlag::default();
+    r.stop = Some(stop.clone());
+    let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let peer: SocketAddr = sock.local_addr().unwrap();
+    let d = dst.to_path_buf();
+    let h = std::thread::spawn(move || recv_file_on(sock, &d, &r));
+    let stopper = stop_after.map(|t| {
+        std::thread::spawn(move || {
+            std::thread::sleep(t);
+            stop.flag()
+                .store(true, std::sync::atomic::Ordering::Relaxed);
+        })
+    });
+    let tx = send_file(src, peer, Box::new(FixedRate { cwnd: 1000.0, rate }), &s);
+    let rx = h.join().unwrap();
+    if let Some(t) = stopper {
+        t.join().unwrap();
+    }
+    (tx, rx)
+}
+
+#[test]
+fn an_interrupted_transfer_resumes_from_what_the_receiver_holds() {
+    let _g = serial();
+    let dir = TempDir::new("resume");
+    let (src, dst) = (dir.path("in.bin"), dir.path("out.bin"));
+    let size = 12_000_003u64;
+    write_random_file(&src, size as usize, 41);
+    // 12 MB at 24 MB/s, stopped at about 40 %.
+    let (tx, rx) = attempt(&src, &dst, 41, 24e6, Some(Duration::from_millis(200)));
+    assert!(format!("{:#}", rx.unwrap_err()).contains("interrupted"));
+    assert!(tx.is_err(), "the sender is left unanswered");
+    assert!(!dst.exists());
+    let part = dir.path(".out.bin.dropless-part");
+    let at = held(&dir, "out.bin");
+    assert!(at > 0 && at < size, "held {at} of {size}");
+    let (beyond, all) = received_blocks(&src, &part, at);
+    // Resumed: the rest only, and the file whole.
+    let (tx, rx) = attempt(&src, &dst, 41, 200e6, None);
+    let (tx, rx) = (tx.unwrap(), rx.unwrap());
+    assert_same_file(&src, &dst);
+    assert_eq!((tx.resumed_from, rx.resumed_from), (at, at));
+    assert_eq!(rx.bytes, size - at);
+    let mss = DEFAULT_MSS as u64;
+    assert_eq!(
+        tx.packets_sent - tx.retransmits,
+        (size - at + HASH_LEN).div_ceil(mss),
+        "every packet of the rest once"
+    );
+    // Of what had arrived, little is sent again (an interrupt records
+    // exactly what arrived in order).
+    assert!(
+        beyond * 20 <= all,
+        "re-sent {beyond} of {all} blocks already received"
+    );
+    assert_eq!(
+        dir.list(),
+        vec!["in.bin", "out.bin"],
+        "no part or record left"
+    );
+}
+
+#[test]
+fn another_file_under_the_same_name_starts_over() {
+    let _g = serial();
+    let dir = TempDir::new("resume-other");
+    let (a, b, dst) = (dir.path("a.bin"), dir.path("b.bin"), dir.path("out.bin"));
+    write_random_file(&a, 6_000_000, 42);
+    write_random_file(&b, 6_000_000, 46); // (seeds 42 and 43 give the same bytes)
+    let (_, rx) = attempt(&a, &dst, 42, 24e6, Some(Duration::from_millis(100)));
+    assert!(rx.is_err());
+    assert!(held(&dir, "out.bin") > 0);
+    let (tx, rx) = attempt(&b, &dst, 42, 400e6, None);
+    let (tx, rx) = (tx.unwrap(), rx.unwrap());
+    assert_eq!((tx.resumed_from, rx.resumed_from), (0, 0));
+    assert_same_file(&b, &dst);
+}
+
+#[test]
+fn a_damaged_part_file_is_caught_and_nothing_is_saved() {
+    let _g = serial();
+    let dir = TempDir::new("resume-damaged");
+    let (src, dst) = (dir.path("in.bin"), dir.path("out.bin"));
+    write_random_file(&src, 6_000_000, 44);
+    let (_, rx) = attempt(&src, &dst, 44, 24e6, Some(Duration::from_millis(100)));
+    assert!(rx.is_err());
+    let at = held(&dir, "out.bin");
+    assert!(at > 1000);
+    // A byte of what the receiver holds changes on its disk.
+    let part = std::fs::OpenOptions::new()
+        .write(true)
+        .open(dir.path(".out.bin.dropless-part"))
+        .unwrap();
+    part.write_all_at(b"\xff\x00\xff", at / 2).unwrap();
+    drop(part);
+    let (_, rx) = attempt(&src, &dst, 44, 400e6, None);
+    let e = format!("{:#}", rx.unwrap_err());
+    assert!(e.contains("BLAKE3"), "{e}");
+    assert!(!dst.exists());
+    assert_eq!(dir.list(), vec!["in.bin"], "part and record removed");
+    // ... so that the next attempt sends the whole file.
+    let (tx, _) = attempt(&src, &dst, 44, 400e6, None);
+    assert_eq!(tx.unwrap().resumed_from, 0);
+    assert_same_file(&src, &dst);
+}
