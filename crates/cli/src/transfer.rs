@@ -147,6 +147,11 @@ pub struct SendArgs {
     /// the pipe-limited RFC 6675 rule
     #[arg(long)]
     pub prr: bool,
+    /// Loss by three duplicate ACKs (RFC 6675) instead of RACK's time-based
+    /// detection (RFC 8985), which takes reordering within a quarter of the
+    /// minimum RTT for what it is
+    #[arg(long)]
+    pub no_rack: bool,
     /// One system call per datagram instead of up to 64 (no UDP
     /// segmentation offload)
     #[arg(long)]
@@ -357,6 +362,7 @@ pub fn send(a: &SendArgs) -> Result<(), Failure> {
         mss: a.mss,
         timeout: duration("--timeout", a.timeout)?,
         prr: a.prr,
+        rack: !a.no_rack,
         gso: !a.no_gso,
         ecn: a.ecn,
         interval: a

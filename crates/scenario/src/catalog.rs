@@ -233,6 +233,11 @@ pub const FLOW_KEYS: &[KeyDoc] = &[
         "true: Proportional Rate Reduction (RFC 9937) in fast recovery: the flight falls to the reduced window in proportion to the data delivered (one packet sent per two delivered for a halving) instead of nothing being sent until the pipe is below it (RFC 6675); cannot be combined with ns2_recovery",
     ),
     k(
+        "rack",
+        "false",
+        "true: RACK time-based loss detection (RFC 8985) instead of three duplicate ACKs: a packet is lost once a packet sent after it was delivered and its reordering window (min RTT / 4, after reordering was first seen) ran out, so reordering within that window is not loss; the default for real transfers (dropless send), off here so that reproductions keep their papers' loss detection",
+    ),
+    k(
         "ecn",
         "false",
         "true: send ECN-capable packets (ECT(0)); a CE mark (RED with red_ecn) is a congestion event like a loss, one per recovery episode",

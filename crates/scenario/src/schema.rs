@@ -425,6 +425,7 @@ struct RawFlow {
     max_window: Option<u64>,
     ns2_recovery: bool,
     prr: bool,
+    rack: bool,
     send_jitter: Time,
     ack_jitter: Time,
     label: Option<String>,
@@ -645,6 +646,7 @@ fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) ->
     };
     let ns2_recovery = o.boolean("ns2_recovery")?.unwrap_or(false);
     let prr = o.boolean("prr")?.unwrap_or(false);
+    let rack = o.boolean("rack")?.unwrap_or(false);
     let ecn = o.boolean("ecn")?.unwrap_or(false);
     if prr && ns2_recovery {
         return Err(o.bad(
@@ -689,6 +691,7 @@ fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) ->
         max_window,
         ns2_recovery,
         prr,
+        rack,
         send_jitter,
         ack_jitter,
         label,
@@ -1123,6 +1126,7 @@ pub(crate) fn build(
                 max_window: f.max_window,
                 ns2_recovery: f.ns2_recovery,
                 prr: f.prr,
+                rack: f.rack,
                 send_jitter: f.send_jitter,
                 ack_jitter: f.ack_jitter,
                 host,

@@ -158,6 +158,10 @@ pub struct FlowSpec {
     /// transport's default RFC 6675 pipe-limited recovery. Not with
     /// [`FlowSpec::ns2_recovery`].
     pub prr: bool,
+    /// RACK time-based loss detection
+    /// ([`dropless_transport::SenderConfig::rack`], RFC 8985). Off: three
+    /// later deliveries declare a loss (RFC 6675 DupThresh).
+    pub rack: bool,
     /// Random host delay before each send (ns-2's `Agent/TCP overhead_`):
     /// whenever the sender could transmit and no delayed send is pending,
     /// the send waits a uniform random time in `[0, send_jitter)`, then
@@ -204,6 +208,7 @@ impl FlowSpec {
             max_window: None,
             ns2_recovery: false,
             prr: false,
+            rack: false,
             send_jitter: 0,
             ack_jitter: 0,
             host: None,

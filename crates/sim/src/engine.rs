@@ -581,6 +581,7 @@ impl Simulation {
                 ns2_lost_retransmission: fs.ns2_recovery,
                 ns2_recovery_timer: fs.ns2_recovery,
                 prr: fs.prr,
+                rack: fs.rack,
                 ..SenderConfig::default()
             };
             if fs.prr && fs.ns2_recovery {

@@ -232,6 +232,9 @@ pub(crate) struct Batch {
     max: usize,
     /// The last datagram was shorter than `segment`: nothing may follow.
     closed: bool,
+    /// The reordering test hook's datagram ([`Batch::hold`]) and how many
+    /// more datagrams go before it.
+    held: Option<(Vec<u8>, u32)>,
 }
 
 /// Largest total of one GSO send (a UDP payload length is 16 bits).
@@ -253,6 +256,7 @@ impl Batch {
             count: 0,
             max,
             closed: false,
+            held: None,
         }
     }
 
@@ -274,6 +278,16 @@ impl Batch {
 
     /// Keeps the datagram written into the last [`Batch::slot`].
     pub(crate) fn commit(&mut self, len: usize) {
+        self.commit_one(len);
+        if let Some((_, left)) = &mut self.held {
+            *left = left.saturating_sub(1);
+            if *left == 0 {
+                self.release();
+            }
+        }
+    }
+
+    fn commit_one(&mut self, len: usize) {
         if self.count == 0 {
             self.segment = len;
         } else if len < self.segment {
@@ -288,8 +302,46 @@ impl Batch {
         self.buf.truncate(self.buf.len() - len);
     }
 
+    /// **Test hook** (reordering): holds the datagram written into the
+    /// last [`Batch::slot`] back until `behind` more datagrams have joined
+    /// the batch, or until the batch is sent, whichever comes first (so it
+    /// is reordered by at most `behind` positions and never delayed past
+    /// the sender's current burst). One at a time: a second is committed.
+    pub(crate) fn hold(&mut self, len: usize, behind: u32) {
+        if self.held.is_some() {
+            self.commit(len);
+            return;
+        }
+        let d = self.buf.split_off(self.buf.len() - len);
+        self.held = Some((d, behind));
+    }
+
+    /// Appends the held datagram if it fits.
+    fn release(&mut self) -> bool {
+        let Some((d, _)) = self.held.take() else {
+            return true;
+        };
+        if !self.fits(d.len()) {
+            self.held = Some((d, 0));
+            return false;
+        }
+        let len = d.len();
+        self.slot(len).copy_from_slice(&d);
+        self.commit_one(len);
+        true
+    }
+
     /// Sends what is gathered.
     pub(crate) fn flush(&mut self, socket: &Socket, dest: SocketAddr, ecn: Ecn) -> io::Result<()> {
+        if !self.release() {
+            // The held datagram did not fit: the batch, then it alone.
+            self.send_gathered(socket, dest, ecn)?;
+            self.release();
+        }
+        self.send_gathered(socket, dest, ecn)
+    }
+
+    fn send_gathered(&mut self, socket: &Socket, dest: SocketAddr, ecn: Ecn) -> io::Result<()> {
         if self.count == 0 {
             return Ok(());
         }

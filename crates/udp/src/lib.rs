@@ -181,6 +181,12 @@ pub struct SendOptions {
     /// ([`dropless_transport::SenderConfig::prr`], RFC 9937). Default off
     /// (RFC 6675 pipe-limited recovery).
     pub prr: bool,
+    /// RACK time-based loss detection
+    /// ([`dropless_transport::SenderConfig::rack`], RFC 8985): reordering
+    /// within a quarter of the minimum RTT is not taken for loss. Default
+    /// true (real paths reorder; the simulator's default is off, for the
+    /// reproductions).
+    pub rack: bool,
     /// Send data ECN-capable (ECT(0) in the IP header, RFC 3168): a router
     /// may then mark congestion (CE) instead of dropping, the receiver
     /// echoes the marks and the controller reacts once per window as to a
@@ -224,6 +230,10 @@ pub struct SendOptions {
     /// data transmission (counting retransmissions) is silently not sent, to
     /// emulate deterministic loss of ~1/n of the packets.
     pub debug_drop_every: Option<u64>,
+    /// **Test hook**, leave `None` in real use: when `Some(n)`, every `n`-th
+    /// data transmission is held back and sent after the three that
+    /// follow it (reordering by three positions, with no loss).
+    pub debug_reorder_every: Option<u64>,
 }
 
 impl Default for SendOptions {
@@ -238,6 +248,7 @@ impl Default for SendOptions {
             max_window: 1 << 16,
             socket_buffer: 4 << 20,
             prr: false,
+            rack: true,
             ecn: false,
             gso: true,
             interval: None,
@@ -246,6 +257,7 @@ impl Default for SendOptions {
             key: None,
             resume: false,
             debug_drop_every: None,
+            debug_reorder_every: None,
         }
     }
 }

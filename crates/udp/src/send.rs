@@ -263,6 +263,7 @@ pub fn send_streams_on(
         min_rto: opts.min_rto.as_nanos() as u64,
         max_window: opts.max_window.max(1),
         prr: opts.prr,
+        rack: opts.rack,
         ecn: opts.ecn,
         host_paced,
         ..SenderConfig::default()
@@ -354,6 +355,11 @@ pub fn send_streams_on(
             {
                 debug_dropped += 1;
                 batch.discard(n);
+            } else if opts
+                .debug_reorder_every
+                .is_some_and(|k| k > 0 && tx_count % k == 0)
+            {
+                batch.hold(n, 3);
             } else {
                 batch.commit(n);
             }
