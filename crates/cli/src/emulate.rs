@@ -23,6 +23,7 @@ Examples:
   dropless emulate --rate 100Mbps --delay 25ms --buffer 625kB
   dropless emulate --rate 1Gbps --delay 50ms --buffer 12.5MB --mark-above 1MB
   dropless emulate --rate 100Mbps --delay 10ms --buffer 100kB --loss 0.001 --seed 7
+  dropless emulate --rate 100Mbps --delay 25ms --buffer 625kB --reorder 0.1 --reorder-delay 400us
   dropless emulate --rate 1Gbps --delay 40ms --buffer 10MB --cross poisson:500Mbps";
 
 /// Arguments of `dropless emulate`.
@@ -43,9 +44,16 @@ pub struct EmulateArgs {
     /// Mark ECT packets CE above this queue, e.g. 100kB (default: never)
     #[arg(long, value_name = "SIZE")]
     pub mark_above: Option<String>,
-    /// Seed of the random loss
+    /// Seed of the random loss and reordering
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Probability that a packet is delivered --reorder-delay late, behind
+    /// the packets after it (both directions)
+    #[arg(long, default_value_t = 0.0)]
+    pub reorder: f64,
+    /// How late a reordered packet arrives, e.g. 1ms
+    #[arg(long, default_value = "1ms")]
+    pub reorder_delay: String,
     /// Busy-poll for this long before each delivery instead of sleeping
     /// through it (0s: sleep only, and let the wake-up be late)
     #[arg(long, default_value = "100us")]
@@ -114,6 +122,8 @@ fn config(a: &EmulateArgs, seed: u64) -> Result<LinkConfig, Failure> {
             .map(|v| unit_arg("mark-above", v, units::parse_size))
             .transpose()?,
         seed,
+        reorder: a.reorder,
+        reorder_delay: unit_arg("reorder-delay", &a.reorder_delay, units::parse_time)?,
         cross: None,
     };
     cfg.validate()
@@ -126,8 +136,8 @@ fn line(dir: &str, l: &Link) -> String {
     let late = l.lateness();
     let us = |t: u64| t as f64 / 1e3;
     format!(
-        "{dir}: {} packets in, {} out ({} bytes), {} dropped at the full buffer, {} lost at random, {} CE-marked, max queue {} bytes, delivered late by median {:.1} us, 99th percentile {:.1} us, max {:.1} us{}",
-        s.packets_in, s.packets_out, s.bytes_out, s.overflows, s.lost, s.marked, s.max_queue_bytes,
+        "{dir}: {} packets in, {} out ({} bytes), {} dropped at the full buffer, {} lost at random, {} CE-marked, {} reordered, max queue {} bytes, delivered late by median {:.1} us, 99th percentile {:.1} us, max {:.1} us{}",
+        s.packets_in, s.packets_out, s.bytes_out, s.overflows, s.lost, s.marked, s.reordered, s.max_queue_bytes,
         us(late.median), us(late.p99), us(late.max),
         if l.config().cross.is_some() {
             format!("; cross traffic: {} packets queued, {} dropped at the full buffer", s.cross_in, s.cross_overflows)

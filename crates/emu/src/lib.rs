@@ -25,6 +25,10 @@
 //! * **ECN** (step marking, as DCTCP's K): an ECN-capable IPv4 packet that
 //!   finds more than `mark_above` bytes queued is set to CE instead of being
 //!   delayed further; Not-ECT packets are never marked.
+//! * **Reordering** with probability `reorder`: a packet leaves the queue
+//!   as usual but is delivered `reorder_delay` after its due time, so the
+//!   packets behind it overtake it (none is lost). Drawn from its own
+//!   seeded generator, so the loss decisions do not change with it.
 //! * **Cross traffic** ([`cross`]): open-loop packets that enter the same
 //!   queue (and are dropped at the full buffer like the rest) and take the
 //!   link's time, but go nowhere. They are generated lazily, in time order,
@@ -60,8 +64,13 @@ pub struct LinkConfig {
     /// Mark ECN-capable packets CE when more than this many bytes are
     /// queued; `None`: never mark.
     pub mark_above: Option<u64>,
-    /// Seed of the loss decisions.
+    /// Seed of the loss (and reordering) decisions.
     pub seed: u64,
+    /// Probability that a packet is delivered `reorder_delay` late (after
+    /// packets behind it).
+    pub reorder: f64,
+    /// How late a reordered packet is delivered.
+    pub reorder_delay: Time,
     /// Open-loop cross traffic sharing the queue and the link.
     pub cross: Option<CrossConfig>,
 }
@@ -79,6 +88,18 @@ impl LinkConfig {
             return Err(format!(
                 "loss: found {}, expected a probability from 0 to 1",
                 self.loss
+            ));
+        }
+        if !(0.0..=1.0).contains(&self.reorder) {
+            return Err(format!(
+                "reorder: found {}, expected a probability from 0 to 1",
+                self.reorder
+            ));
+        }
+        if self.reorder > 0.0 && !(1..=10 * SECOND).contains(&self.reorder_delay) {
+            return Err(format!(
+                "reorder-delay: found {} ns, expected from 1 ns to 10 s when reorder is above 0",
+                self.reorder_delay
             ));
         }
         if self.buffer_bytes == 0 {
@@ -120,6 +141,8 @@ pub struct LinkStats {
     pub lost: u64,
     /// Packets set to CE.
     pub marked: u64,
+    /// Packets delivered `reorder_delay` late.
+    pub reordered: u64,
     /// Largest queue seen, bytes.
     pub max_queue_bytes: u64,
     /// Cross-traffic packets that entered the queue.
@@ -132,6 +155,8 @@ struct Entry {
     /// When its last bit leaves the queue.
     depart: Time,
     len: u32,
+    /// To be delivered `reorder_delay` late.
+    late: bool,
     buf: Vec<u8>,
 }
 
@@ -152,6 +177,11 @@ pub struct Link {
     /// Departure time of the last packet queued.
     last_depart: Time,
     rng: Pcg64Mcg,
+    /// Draws the reordering decisions.
+    reorder_rng: Pcg64Mcg,
+    /// Reordered packets out of the queue, with their (late) due times, in
+    /// that order (the delay is the same for all).
+    late: VecDeque<(Time, Vec<u8>)>,
     free: Vec<Vec<u8>>,
     stats: LinkStats,
     /// How late each packet was handed over (`pop`'s `now` minus its due
@@ -182,6 +212,8 @@ impl Link {
         Link {
             byte_time: 8.0 / cfg.rate_bps,
             rng: Pcg64Mcg::seed_from_u64(cfg.seed),
+            reorder_rng: Pcg64Mcg::seed_from_u64(cfg.seed ^ 0x5EED_0F_0DE5),
+            late: VecDeque::new(),
             cross: None,
             cross_queued: VecDeque::new(),
             cfg,
@@ -319,9 +351,11 @@ impl Link {
         self.last_depart = depart;
         self.queued_bytes += len;
         self.stats.max_queue_bytes = self.stats.max_queue_bytes.max(self.queued_bytes);
+        let late = self.cfg.reorder > 0.0 && self.reorder_rng.gen::<f64>() < self.cfg.reorder;
         self.entries.push_back(Entry {
             depart,
             len: len as u32,
+            late,
             buf,
         });
         Verdict::Queued { marked }
@@ -329,24 +363,47 @@ impl Link {
 
     /// When the next packet is due at the far end, if any.
     pub fn next_delivery(&self) -> Option<Time> {
-        self.entries.front().map(|e| e.depart + self.cfg.delay)
+        let e = self.entries.front().map(|e| e.depart + self.cfg.delay);
+        match (e, self.late.front().map(|(t, _)| *t)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     /// The next packet due by `now`, if any.
     pub fn pop(&mut self, now: Time) -> Option<Vec<u8>> {
-        let due = self.next_delivery()?;
-        if due > now {
-            return None;
+        loop {
+            let due = self.next_delivery()?;
+            if due > now {
+                return None;
+            }
+            let from_queue = self
+                .entries
+                .front()
+                .is_some_and(|e| e.depart + self.cfg.delay == due);
+            if !from_queue {
+                let (_, buf) = self.late.pop_front()?;
+                self.lateness.saturating_record(now - due);
+                self.stats.packets_out += 1;
+                self.stats.bytes_out += buf.len() as u64;
+                return Some(buf);
+            }
+            self.cross_until(now);
+            self.advance(now);
+            let e = self.entries.pop_front()?;
+            // It had left the queue (delivery is after departure).
+            self.first_queued -= 1;
+            if e.late {
+                // Out of the queue on time, delivered late.
+                self.stats.reordered += 1;
+                self.late.push_back((due + self.cfg.reorder_delay, e.buf));
+                continue;
+            }
+            self.lateness.saturating_record(now - due);
+            self.stats.packets_out += 1;
+            self.stats.bytes_out += e.len as u64;
+            return Some(e.buf);
         }
-        self.lateness.saturating_record(now - due);
-        self.cross_until(now);
-        self.advance(now);
-        let e = self.entries.pop_front()?;
-        // It had left the queue (delivery is after departure).
-        self.first_queued -= 1;
-        self.stats.packets_out += 1;
-        self.stats.bytes_out += e.len as u64;
-        Some(e.buf)
     }
 }
 
@@ -388,8 +445,81 @@ mod tests {
             loss: 0.0,
             mark_above: None,
             seed: 1,
+            reorder: 0.0,
+            reorder_delay: 0,
             cross: None,
         }
+    }
+
+    /// A reordered packet leaves the queue on time and arrives
+    /// `reorder_delay` late, after the packets behind it; nothing is lost,
+    /// and the share reordered is the configured one.
+    #[test]
+    fn reordered_packets_arrive_late_and_behind_the_others() {
+        let mut l = Link::new(LinkConfig {
+            reorder: 0.1,
+            reorder_delay: 30_000,
+            buffer_bytes: u64::MAX,
+            ..cfg()
+        });
+        // 10-byte packets every 10 us (10 us of service each at 1 B/us).
+        let n = 20_000u64;
+        let mut out = Vec::new();
+        let mut t = 0;
+        for i in 0..n {
+            let mut p = pkt(10);
+            p[..8].copy_from_slice(&i.to_be_bytes());
+            l.push(t, p);
+            t += 10;
+            while let Some(b) = l.pop(t) {
+                out.push(u64::from_be_bytes(b[..8].try_into().unwrap()));
+            }
+        }
+        while let Some(at) = l.next_delivery() {
+            while let Some(b) = l.pop(at) {
+                out.push(u64::from_be_bytes(b[..8].try_into().unwrap()));
+            }
+        }
+        assert_eq!(out.len() as u64, n, "none lost");
+        let mut sorted = out.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..n).collect::<Vec<_>>());
+        // A late packet arrives 30 us late: behind the next three, never
+        // further.
+        let r = l.stats().reordered;
+        assert!((1700..=2300).contains(&r), "{r} reordered of {n}");
+        let displaced = (0..out.len())
+            .filter(|&k| (out[k] as usize) < k)
+            .map(|k| k - out[k] as usize)
+            .max()
+            .unwrap();
+        assert_eq!(
+            displaced, 3,
+            "a late packet comes after the three behind it"
+        );
+        let late_ones = (0..out.len())
+            .filter(|&k| k > 0 && out[k - 1] > out[k])
+            .count() as u64;
+        assert!(
+            late_ones * 10 >= r * 9,
+            "{late_ones} inversions for {r} reordered"
+        );
+        assert_eq!(
+            LinkConfig {
+                reorder: 0.1,
+                ..cfg()
+            }
+            .validate()
+            .unwrap_err(),
+            "reorder-delay: found 0 ns, expected from 1 ns to 10 s when reorder is above 0"
+        );
+        assert!(LinkConfig {
+            reorder: 2.0,
+            ..cfg()
+        }
+        .validate()
+        .unwrap_err()
+        .starts_with("reorder"));
     }
 
     /// Constant cross traffic at half the link's rate takes its share: real
