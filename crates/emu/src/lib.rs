@@ -212,7 +212,7 @@ impl Link {
         Link {
             byte_time: 8.0 / cfg.rate_bps,
             rng: Pcg64Mcg::seed_from_u64(cfg.seed),
-            reorder_rng: Pcg64Mcg::seed_from_u64(cfg.seed ^ 0x5EED_0F_0DE5),
+            reorder_rng: Pcg64Mcg::seed_from_u64(cfg.seed ^ 0x005E_ED0F_0DE5),
             late: VecDeque::new(),
             cross: None,
             cross_queued: VecDeque::new(),
