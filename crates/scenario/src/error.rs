@@ -143,8 +143,14 @@ mod tests {
     /// with a terminal escape) made a two-line error printed raw.
     #[test]
     fn errors_stay_on_one_line_whatever_the_file_holds() {
-        for text in ["\"\\ns\" = 1\n", "\"\\u001b[2J\" = 1\n", "name = \"a\\nb\"\nduration = 1\n"] {
-            let e = crate::from_str(text, "x.toml", &[]).unwrap_err().to_string();
+        for text in [
+            "\"\\ns\" = 1\n",
+            "\"\\u001b[2J\" = 1\n",
+            "name = \"a\\nb\"\nduration = 1\n",
+        ] {
+            let e = crate::from_str(text, "x.toml", &[])
+                .unwrap_err()
+                .to_string();
             assert!(!e.chars().any(char::is_control), "{e:?}");
         }
     }
