@@ -113,7 +113,7 @@ enum Command {
     /// Emulate a bottleneck link (rate, delay, buffer, loss, ECN) between two TUN devices
     #[command(after_help = emulate::EMULATE_HELP)]
     Emulate(emulate::EmulateArgs),
-    /// Closed-form models (FAST and Vegas equilibria, thesis chapter 4)
+    /// Models: FAST and Vegas equilibria (thesis ch. 4), packet-marking estimators (ch. 5)
     #[command(after_help = MODEL_HELP)]
     Model {
         #[command(subcommand)]
@@ -137,7 +137,9 @@ const MODEL_HELP: &str = "\
 Examples:
   dropless model fast persistent --flows 10 --alpha 200 --capacity 12500
   dropless model fast new-flow --max-flows 15 --alpha 50 --rtt 0.2
-  dropless model fast two-flow --json";
+  dropless model fast two-flow --json
+  dropless model marking static --scheme adpm-brc,adpm-random,rem --k 1,10,100,1000
+  dropless model marking track --delta 1e-6 --sequence random --csv";
 
 /// Model families.
 #[derive(Subcommand, Debug)]
@@ -145,6 +147,12 @@ enum ModelCmd {
     /// FAST / Vegas equilibria: persistent, vegas, new-flow, two-flow, alpha
     Fast {
         /// Model name and its arguments (`dropless model fast --help` lists them)
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Packet-marking estimators (ADPM, REM, TPM, RPM): static, track, detect
+    Marking {
+        /// Study name and its arguments (`dropless model marking --help` lists them)
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
@@ -271,6 +279,15 @@ fn main() -> ExitCode {
         Command::Model {
             which: ModelCmd::Fast { args },
         } => match dropless_model::fast::cli::run(&args) {
+            Ok(s) => {
+                print!("{s}");
+                Ok(())
+            }
+            Err(e) => Err(Failure::Input(e)),
+        },
+        Command::Model {
+            which: ModelCmd::Marking { args },
+        } => match dropless_model::marking::cli::run(&args) {
             Ok(s) => {
                 print!("{s}");
                 Ok(())
