@@ -369,9 +369,22 @@ fn draw_panel<DB: DrawingBackend>(
         .copied()
         .filter(|v| v.is_finite())
         .fold(0.0, f64::max);
+    // From 0, or below it for negative data (logarithms).
+    let y_bot = p
+        .lines
+        .iter()
+        .flat_map(|l| l.pts.iter().map(|(_, y)| y))
+        .copied()
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::min);
     // Headroom above the data for the legend in the upper right corner.
     let headroom = (1.1 + 0.07 * p.lines.len() as f64).min(1.6);
-    let y_max = if y_top > 0.0 { y_top * headroom } else { 1.0 };
+    let span = y_top - y_bot;
+    let y_max = if span > 0.0 {
+        y_bot + span * headroom
+    } else {
+        1.0
+    };
     let x_min = p.x_min;
     let x_max = if x_max > x_min { x_max } else { x_min + 1.0 };
     let mut chart = ChartBuilder::on(area)
@@ -379,7 +392,7 @@ fn draw_panel<DB: DrawingBackend>(
         .margin(z.label)
         .x_label_area_size(z.axis * 3)
         .y_label_area_size(z.axis * 4)
-        .build_cartesian_2d(x_min..x_max, 0f64..y_max)
+        .build_cartesian_2d(x_min..x_max, y_bot..y_max)
         .map_err(e)?;
     chart
         .configure_mesh()
@@ -398,7 +411,7 @@ fn draw_panel<DB: DrawingBackend>(
     // Frame the plot on all four sides, as gnuplot and matplotlib figures do.
     chart
         .draw_series(std::iter::once(Rectangle::new(
-            [(x_min, 0.0), (x_max, y_max)],
+            [(x_min, y_bot), (x_max, y_max)],
             BLACK.stroke_width(1),
         )))
         .map_err(e)?;

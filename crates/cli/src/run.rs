@@ -13,6 +13,13 @@ use crate::{output, table, CheckArgs, Failure, RunArgs, QUICKSTART, QUICKSTART_L
 
 /// Loads the scenario named on the command line, or the built-in quick start.
 pub fn load(path: Option<&Path>, sets: &[String]) -> Result<Scenario, Failure> {
+    if let Some(p) = path.filter(|p| dropless_verify::spec::is_model_only(p)) {
+        return Err(Failure::Input(format!(
+            "{}: a model-only experiment (verify.model = true) simulates nothing; `dropless verify {}` evaluates it",
+            p.display(),
+            p.display()
+        )));
+    }
     let s = match path {
         Some(p) => dropless_scenario::load(p, sets),
         None => dropless_scenario::from_str(QUICKSTART, QUICKSTART_LABEL, sets),
@@ -22,6 +29,22 @@ pub fn load(path: Option<&Path>, sets: &[String]) -> Result<Scenario, Failure> {
 
 /// `dropless check`.
 pub fn check(a: &CheckArgs) -> Result<(), Failure> {
+    if let Some(p) = a
+        .scenario
+        .as_deref()
+        .filter(|p| dropless_verify::spec::is_model_only(p))
+    {
+        let spec = dropless_verify::spec::load(p, dropless_verify::spec::Scale::Full)
+            .map_err(Failure::Input)?
+            .expect("a model-only file is an experiment");
+        println!(
+            "ok: {}: model-only experiment \"{}\", {} expectations, nothing to simulate (dropless verify runs it)",
+            p.display(),
+            spec.title,
+            spec.expects.len()
+        );
+        return Ok(());
+    }
     let s = load(a.scenario.as_deref(), &a.set)?;
     let sim = s.simulation().map_err(|e| Failure::Input(e.to_string()))?;
     drop(sim);

@@ -407,3 +407,86 @@ lines = [["FAST", "[[p[0], p[1] / 1e6] for p in xy(0, 'goodput', 1, 0, duration)
         text(&out.stderr)
     );
 }
+
+/// A model-only experiment (`[verify] model = true`) evaluates functions of
+/// values without a simulation; anything that needs one is refused before
+/// anything runs, with one line naming the file and the field.
+#[test]
+fn model_only_experiments_run_no_simulation_and_refuse_what_needs_one() {
+    let s = Scratch::new("model-only");
+    let ok = s.write(
+        "ok.toml",
+        r#"
+name = "m"
+[verify]
+model = true
+title = "ADPM after 10 random probes"
+[[grid]]
+name = "k"
+values = [10, 100]
+[measures]
+r = "marking_error('adpm-random', [k], 64, 50, 3)[0]"
+[[expect]]
+what = "mean error"
+value = "r.mean"
+expected = "1 / (k + 2)"
+tol = "15%"
+source = "thesis eq. (5.2)"
+tol_source = "a small ensemble"
+"#,
+    );
+    let out = verify(&[ok.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("1 of 1 experiments reproduce"));
+    for (name, body, field) in [
+        (
+            "run-fn.toml",
+            "[measures]\nq = \"queue(0, 0, 1)\"",
+            "measures.q",
+        ),
+        (
+            "run-name.toml",
+            "[measures]\nq = \"duration * 2\"",
+            "measures.q",
+        ),
+        ("scenario.toml", "duration = \"1s\"", "duration"),
+        ("ensemble.toml", "[ensemble]\nseeds = 3", "ensemble"),
+        (
+            "grid-set.toml",
+            "[[grid]]\nname = \"k\"\nvalues = [1]\nset = \"seed\"",
+            "grid k.set",
+        ),
+        ("bad-model.toml", "", "verify.model"),
+    ] {
+        let model = if name == "bad-model.toml" {
+            "\"yes\""
+        } else {
+            "true"
+        };
+        let f = s.write(
+            name,
+            &format!(
+                "{body}\n[verify]\nmodel = {model}\ntitle = \"t\"\n[[expect]]\nwhat = \"w\"\nvalue = \"1 == 1\"\nsource = \"s\"\n"
+            ),
+        );
+        let out = verify(&[f.to_str().unwrap()]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        let line = err.lines().find(|l| l.starts_with("error:")).unwrap_or("");
+        assert!(line.contains(name) && line.contains(field), "{name}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{name}: {err}");
+    }
+    // A bad argument is found when the function runs: the expectation
+    // fails, naming the value and what is allowed.
+    let f = s.write(
+        "bad-scheme.toml",
+        "[verify]\nmodel = true\ntitle = \"t\"\n[[expect]]\nwhat = \"w\"\nvalue = \"len(marking_error('zz', [1], 1, 1, 1)) == 1\"\nsource = \"s\"\n",
+    );
+    let out = verify(&[f.to_str().unwrap()]);
+    let all = text(&out.stdout) + &text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(
+        all.contains("unknown marking scheme \"zz\" (allowed: adpm-brc"),
+        "{all}"
+    );
+}

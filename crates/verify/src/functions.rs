@@ -35,6 +35,26 @@ pub const HELP: &[(&str, &str)] = &[
     ("new_flow_rate(n, c)", "note §4.8: 2c/(1 + sqrt(1 + 4N))"),
     ("drain_time_limit(n, alpha, c)", "four-phase drain time for r -> inf, seconds"),
     ("drain_time_thesis_approx(n, alpha, c)", "alpha/c (N^1.5 + N), seconds"),
+    ("adpm_threshold(ipid)", "thesis §5.2: the probe type bitrev16(ipid) / 2^16"),
+    ("adpm_forward(ecn, prices, i)", "ECN codepoint (0-3) after ADPM routers of these prices see probe type i"),
+    ("adpm_decode(pairs, start)", "the ADPM estimate after each [i, marked] pair, from start"),
+    ("marking_error(scheme, ks, sequences, prices, seed)", "Monte Carlo: rows k, mean, mse, p99, max for a static price (schemes as dropless model marking static)"),
+    ("adpm_track(delta, sequence, runs, seed)", "Monte Carlo: ADPM on a ramp of delta per packet: mean, mse, exceed"),
+    ("adpm_detect(a, sequence, trials, ks, seed)", "Monte Carlo: packets to detect a step of a: mean, worst, undetected (after each k)"),
+    ("ipid_map_error(map, swapped, k, sequences, prices, seed)", "Monte Carlo: ADPM's mean error after k sequential IPids through map (bitrev, printed, swapped, xor8)"),
+    ("rcp_levels(r_min, r_max, g)", "thesis L7204: ceil(log_(1+g)(r_max / r_min))"),
+    ("rcp_rate_error(k, links, trials, seed)", "Monte Carlo: worst relative error of RCP's slowest rate after k pure-BRC packets"),
+    ("maxnet_level(p, q), maxnet_cost(m, q)", "thesis L7178: ceil(log_q(max(1, p + q))) and its inverse q^m - q"),
+    ("ram_mean(prices, packets, seed)", "Monte Carlo: RAM's mean mark bit"),
+    ("rem_probability(p, phi), rem_decode(q, phi)", "thesis eq. (2.6) 1 - phi^-p and its inverse over a path"),
+    ("rem_fraction(prices, phi, packets, seed)", "Monte Carlo: the fraction REM marks over a path"),
+    ("rem_price(p, gamma, alpha, b, b_star, x, c)", "thesis eq. (2.5): the price update"),
+    ("brc_cells(start, count, j)", "probes per cell of width 2^-j among count consecutive IPids from start"),
+    ("adpm_worst_gap(sequence, k, sequences, seed)", "Monte Carlo: the largest gap between the first k probes (the sup of ADPM's error), over sequences"),
+    ("adpm_path_mismatches(trials, seed)", "Monte Carlo: random paths where the ADPM mark differs from 1{max price > i}"),
+    ("pow2_floor(x)", "the largest power of 2 not above x (x >= 1)"),
+    ("tpm_single_bit_types(bits)", "probe types of single-bit TPM: 30 n"),
+    ("adpm_probe_types(levels), tpm_probe_types(bits, hops)", "n - 1 and 2 b ceil(h / 6) (thesis L6904, eq. (2.9))"),
     ("parking_lot_rates(phase, alpha, c, delta2)", "thesis eqs. (4.13)-(4.16), Appendix B2: the FAST flows' rates in phase 0, 1 or 2 with flow 2's baseRTT error delta2 (s)"),
 ];
 
@@ -268,6 +288,285 @@ pub fn call(name: &str, args: &[Value]) -> Option<R> {
                 })
             }),
             _ => Err("takes n, alpha and c".into()),
+        },
+        _ => return marking(name, args),
+    })
+}
+
+fn whole(v: &Value, what: &str, max: f64) -> Result<u64, String> {
+    let x = v.num()?;
+    if x.fract() != 0.0 || !(0.0..=max).contains(&x) {
+        return Err(format!(
+            "{what} must be a whole number from 0 to {}, not {}",
+            fmt_num(max),
+            fmt_num(x)
+        ));
+    }
+    Ok(x as u64)
+}
+
+fn text<'a>(v: &'a Value, what: &str) -> Result<&'a str, String> {
+    match v {
+        Value::Str(s) => Ok(s),
+        _ => Err(format!("{what} must be a name in quotes")),
+    }
+}
+
+fn truth(v: &Value) -> Result<bool, String> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        Value::Num(x) if *x == 0.0 || *x == 1.0 => Ok(*x == 1.0),
+        _ => Err("expected true, false, 0 or 1".into()),
+    }
+}
+
+fn record(fields: Vec<(&str, Value)>) -> Value {
+    Value::Map(
+        fields
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v))
+            .collect(),
+    )
+}
+
+/// The packet-marking functions (thesis chapter 5, `dropless_model::marking`).
+fn marking(name: &str, args: &[Value]) -> Option<R> {
+    use dropless_model::marking::{adpm, mapping, probe, rem, study, tpm};
+    const SEED: f64 = 9.007_199_254_740_991e15;
+    let n = Value::Num;
+    Some(match name {
+        "adpm_threshold" => match args {
+            [v] => whole(v, "ipid", 65535.0).map(|v| n(probe::threshold(v as u16))),
+            _ => Err("takes an IPid".into()),
+        },
+        "adpm_forward" => match args {
+            [e, ps, i] => (|| {
+                let e = whole(e, "ecn", 3.0)? as u8;
+                let i = i.num()?;
+                Ok(n(f64::from(
+                    ps.nums()?.iter().fold(e, |e, &p| adpm::forward(e, p, i)),
+                )))
+            })(),
+            _ => Err("takes an ECN codepoint, a list of prices and a probe type".into()),
+        },
+        "adpm_decode" => match args {
+            [pairs, start] => (|| {
+                let mut d = adpm::Decoder::new(start.num()?);
+                let mut out = Vec::new();
+                for p in pairs.list()? {
+                    match p.list()? {
+                        [i, m] => {
+                            d.observe(i.num()?, truth(m)?);
+                            out.push(n(d.estimate));
+                        }
+                        _ => return Err("each pair is [probe type, marked]".to_string()),
+                    }
+                }
+                Ok(Value::List(out))
+            })(),
+            _ => Err("takes a list of [i, marked] pairs and a start".into()),
+        },
+        "marking_error" => match args {
+            [s, ks, seqs, prices, seed] => (|| {
+                let scheme = study::Scheme::parse(text(s, "scheme")?)?;
+                let ks = ks
+                    .list()?
+                    .iter()
+                    .map(|k| whole(k, "k", study::MAX_K as f64).map(|k| k as usize))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let seqs = whole(seqs, "sequences", study::MAX_TRIALS as f64)? as usize;
+                let prices = whole(prices, "prices", study::MAX_TRIALS as f64)? as usize;
+                let rows =
+                    study::static_error(scheme, &ks, seqs, prices, whole(seed, "seed", SEED)?)?;
+                Ok(Value::List(
+                    rows.into_iter()
+                        .map(|r| {
+                            record(vec![
+                                ("k", n(r.k as f64)),
+                                ("mean", n(r.mean)),
+                                ("mse", n(r.mse)),
+                                ("p99", n(r.p99)),
+                                ("max", n(r.max)),
+                            ])
+                        })
+                        .collect(),
+                ))
+            })(),
+            _ => Err("takes a scheme, a list of k, sequences, prices and a seed".into()),
+        },
+        "adpm_track" => match args {
+            [d, q, runs, seed] => (|| {
+                let seq = probe::Sequence::parse(text(q, "sequence")?)?;
+                let runs = whole(runs, "runs", study::MAX_TRIALS as f64)? as usize;
+                let t = study::track_ramp(d.num()?, seq, runs, whole(seed, "seed", SEED)?)?;
+                Ok(record(vec![
+                    ("mean", n(t.mean)),
+                    ("mse", n(t.mse)),
+                    ("exceed", n(t.exceed)),
+                ]))
+            })(),
+            _ => Err("takes delta, a sequence, runs and a seed".into()),
+        },
+        "adpm_detect" => match args {
+            [a, q, trials, ks, seed] => (|| {
+                let seq = probe::Sequence::parse(text(q, "sequence")?)?;
+                let trials = whole(trials, "trials", study::MAX_TRIALS as f64)? as usize;
+                let ks = ks
+                    .list()?
+                    .iter()
+                    .map(|k| whole(k, "k", 1e12).map(|k| k as usize))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let d = study::detect_step(a.num()?, seq, trials, &ks, whole(seed, "seed", SEED)?)?;
+                Ok(record(vec![
+                    ("mean", n(d.mean)),
+                    ("worst", n(d.worst as f64)),
+                    (
+                        "undetected",
+                        Value::List(d.undetected.into_iter().map(n).collect()),
+                    ),
+                ]))
+            })(),
+            _ => Err("takes a, a sequence, trials, a list of k and a seed".into()),
+        },
+        "ipid_map_error" => match args {
+            [m, sw, k, seqs, prices, seed] => (|| {
+                let map = probe::IpidMap::parse(text(m, "map")?)?;
+                let e = study::ipid_map_error(
+                    map,
+                    truth(sw)?,
+                    whole(k, "k", study::MAX_K as f64)? as usize,
+                    whole(seqs, "sequences", study::MAX_TRIALS as f64)? as usize,
+                    whole(prices, "prices", study::MAX_TRIALS as f64)? as usize,
+                    whole(seed, "seed", SEED)?,
+                )?;
+                Ok(n(e))
+            })(),
+            _ => Err("takes a map, swapped, k, sequences, prices and a seed".into()),
+        },
+        "rcp_levels" => nums(args, 3, name).and_then(|v| {
+            if v[0] > 0.0 && v[1] > v[0] && v[2] > 0.0 && v[1].is_finite() {
+                Ok(n(mapping::rcp_levels(v[0], v[1], v[2]) as f64))
+            } else {
+                Err("needs 0 < r_min < r_max and g > 0".into())
+            }
+        }),
+        "rcp_rate_error" => match args {
+            [k, l, t, seed] => (|| {
+                Ok(n(study::rcp_rate_error(
+                    whole(k, "k", study::MAX_K as f64)? as usize,
+                    whole(l, "links", 100.0)? as usize,
+                    whole(t, "trials", study::MAX_TRIALS as f64)? as usize,
+                    whole(seed, "seed", SEED)?,
+                )?))
+            })(),
+            _ => Err("takes k, links, trials and a seed".into()),
+        },
+        "maxnet_level" | "maxnet_cost" => nums(args, 2, name).and_then(|v| {
+            if !(v[1] > 1.0 && v[1] < 2.0) {
+                return Err("q must be between 1 and 2".into());
+            }
+            if name == "maxnet_level" {
+                Ok(n(mapping::maxnet_level(v[0], v[1]) as f64))
+            } else {
+                whole(&args[0], "m", 1e6).map(|m| n(mapping::maxnet_cost(m, v[1])))
+            }
+        }),
+        "ram_mean" => match args {
+            [ps, k, seed] => (|| {
+                Ok(n(study::ram_mean(
+                    &ps.nums()?,
+                    whole(k, "packets", 1e7)?,
+                    whole(seed, "seed", SEED)?,
+                )?))
+            })(),
+            _ => Err("takes a list of prices, packets and a seed".into()),
+        },
+        "rem_fraction" => match args {
+            [ps, phi, k, seed] => (|| {
+                Ok(n(study::rem_fraction(
+                    &ps.nums()?,
+                    phi.num()?,
+                    whole(k, "packets", 1e7)?,
+                    whole(seed, "seed", SEED)?,
+                )?))
+            })(),
+            _ => Err("takes a list of prices, phi, packets and a seed".into()),
+        },
+        "rem_probability" | "rem_decode" => nums(args, 2, name).and_then(|v| {
+            if v[1].is_nan() || v[1] <= 1.0 {
+                return Err("phi must be above 1".into());
+            }
+            Ok(n(if name == "rem_probability" {
+                rem::mark_probability(v[0], v[1])
+            } else {
+                rem::decode(v[0], v[1])
+            }))
+        }),
+        "rem_price" => nums(args, 7, name)
+            .map(|v| n(rem::price_update(v[0], v[1], v[2], v[3], v[4], v[5], v[6]))),
+        "brc_cells" => match args {
+            [d, c, j] => (|| {
+                let cells = study::cell_counts(
+                    whole(d, "start", 65535.0)? as u16,
+                    whole(c, "count", 131072.0)? as usize,
+                    whole(j, "j", 16.0)? as u32,
+                )?;
+                Ok(Value::List(
+                    cells.into_iter().map(|c| n(f64::from(c))).collect(),
+                ))
+            })(),
+            _ => Err("takes a start, a count and j".into()),
+        },
+        "adpm_worst_gap" => match args {
+            [q, k, seqs, seed] => (|| {
+                let seq = probe::Sequence::parse(text(q, "sequence")?)?;
+                Ok(n(study::worst_gap(
+                    seq,
+                    whole(k, "k", study::MAX_K as f64)? as usize,
+                    whole(seqs, "sequences", study::MAX_TRIALS as f64)? as usize,
+                    whole(seed, "seed", SEED)?,
+                )?))
+            })(),
+            _ => Err("takes a sequence, k, sequences and a seed".into()),
+        },
+        "adpm_path_mismatches" => match args {
+            [t, seed] => (|| {
+                Ok(n(study::path_mismatches(
+                    whole(t, "trials", study::MAX_TRIALS as f64)? as usize,
+                    whole(seed, "seed", SEED)?,
+                )? as f64))
+            })(),
+            _ => Err("takes trials and a seed".into()),
+        },
+        "pow2_floor" => one(args, name).and_then(|x| {
+            if (1.0..=1e300).contains(&x) {
+                // log2 may round across a power of two: correct by one step.
+                let mut p = 2f64.powi(x.log2().floor() as i32);
+                if p > x {
+                    p /= 2.0;
+                } else if p * 2.0 <= x {
+                    p *= 2.0;
+                }
+                Ok(n(p))
+            } else {
+                Err("x must be from 1 to 1e300".into())
+            }
+        }),
+        "tpm_single_bit_types" => match args {
+            [b] => whole(b, "bits", 16.0).map(|b| n((tpm::HOPS as u64 * b) as f64)),
+            _ => Err("takes bits".into()),
+        },
+        "adpm_probe_types" => match args {
+            [l] => whole(l, "levels", 1e15).map(|l| n(adpm::probe_types(l) as f64)),
+            _ => Err("takes a number of levels".into()),
+        },
+        "tpm_probe_types" => match args {
+            [b, h] => (|| {
+                Ok(n(
+                    tpm::sum_probe_types(whole(b, "bits", 64.0)?, whole(h, "hops", 255.0)?) as f64,
+                ))
+            })(),
+            _ => Err("takes bits and hops".into()),
         },
         _ => return None,
     })

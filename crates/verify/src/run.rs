@@ -216,14 +216,15 @@ struct Job {
     file: usize,
     point: usize,
     member: usize,
-    scenario: Scenario,
+    /// None for a model-only file.
+    scenario: Option<Scenario>,
 }
 
 /// A finished run.
 struct Done {
-    scenario: Scenario,
+    /// The run, or None for a model-only file.
+    sim: Option<(Scenario, SimResult)>,
     labels: Vec<String>,
-    result: SimResult,
     wall_s: f64,
 }
 
@@ -401,6 +402,15 @@ pub fn verify(opts: &Options) -> Result<Outcome, String> {
                 if member > 0 {
                     all.extend(s.ensemble_sets.iter().cloned());
                 }
+                if s.model {
+                    jobs.push(Job {
+                        file: fi,
+                        point: pi,
+                        member,
+                        scenario: None,
+                    });
+                    continue;
+                }
                 let mut sc = dropless_scenario::from_str(&s.text, &s.file, &all).map_err(|e| {
                     if pt.is_empty() {
                         e.to_string()
@@ -416,7 +426,7 @@ pub fn verify(opts: &Options) -> Result<Outcome, String> {
                     file: fi,
                     point: pi,
                     member,
-                    scenario: sc,
+                    scenario: Some(sc),
                 });
             }
         }
@@ -532,7 +542,9 @@ fn run_all(
     let mut order: Vec<usize> = (0..n).collect();
     order.sort_by(|&a, &b| {
         let w = |j: &Job| {
-            j.scenario.config.duration as f64 * (j.scenario.config.flows.len() as f64).max(1.0)
+            j.scenario.as_ref().map_or(0.0, |sc| {
+                sc.config.duration as f64 * (sc.config.flows.len() as f64).max(1.0)
+            })
         };
         w(&jobs[b]).total_cmp(&w(&jobs[a]))
     });
@@ -548,9 +560,11 @@ fn run_all(
                 }
                 let i = order[k];
                 let j = &jobs[i];
-                let sim = j.scenario.simulation().expect("checked before running");
                 let t0 = Instant::now();
-                let result = sim.run();
+                let sim = j.scenario.as_ref().map(|sc| {
+                    let result = sc.simulation().expect("checked before running").run();
+                    (sc.clone(), result)
+                });
                 let wall_s = t0.elapsed().as_secs_f64();
                 let d = count.fetch_add(1, Ordering::Relaxed) + 1;
                 if progress {
@@ -570,11 +584,13 @@ fn run_all(
                         wall_s
                     );
                 }
-                let labels = j.scenario.flows.iter().map(|f| f.label.clone()).collect();
+                let labels = sim
+                    .as_ref()
+                    .map(|(sc, _)| sc.flows.iter().map(|f| f.label.clone()).collect())
+                    .unwrap_or_default();
                 slots.lock().expect("no panic while locked")[i] = Some(Done {
-                    scenario: j.scenario.clone(),
+                    sim,
                     labels,
-                    result,
                     wall_s,
                 });
             });
@@ -639,7 +655,8 @@ fn no_kw(f: &str, kw: &[(String, Value)]) -> Result<(), String> {
 /// One run: its point, its measures (evaluated once, on first use).
 struct RunEnv<'a> {
     spec: &'a Spec,
-    run: Run<'a>,
+    /// None in a model-only file.
+    run: Option<Run<'a>>,
     point: &'a [(String, Value)],
     imports: &'a [(String, Value)],
     scale: Scale,
@@ -705,11 +722,11 @@ impl<'a> RunEnv<'a> {
     ) -> Self {
         RunEnv {
             spec,
-            run: Run {
-                cfg: &d.scenario.config,
-                res: &d.result,
+            run: d.sim.as_ref().map(|(sc, res)| Run {
+                cfg: &sc.config,
+                res,
                 labels: &d.labels,
-            },
+            }),
             point,
             imports,
             scale,
@@ -746,14 +763,18 @@ impl Env for RunEnv<'_> {
         {
             return Some(self.measure(i));
         }
-        let r = self.run.res;
+        match n {
+            "scale" => return Some(Ok(Value::Str(self.scale.name().into()))),
+            "member" => return Some(Ok(Value::Num(self.member as f64))),
+            _ => {}
+        }
+        let run = self.run.as_ref()?;
+        let r = run.res;
         Some(Ok(match n {
             "duration" => Value::Num(crate::measure::exact(r.duration_s)),
-            "seed" => Value::Num(self.run.cfg.seed as f64),
+            "seed" => Value::Num(run.cfg.seed as f64),
             "flows" => Value::Num(r.flows.len() as f64),
             "links" => Value::Num(r.links.len() as f64),
-            "scale" => Value::Str(self.scale.name().into()),
-            "member" => Value::Num(self.member as f64),
             _ => return None,
         }))
     }
@@ -761,7 +782,7 @@ impl Env for RunEnv<'_> {
         if let Some(r) = call_user(&self.spec.measures, self, f, a) {
             return Some(no_kw(f, kw).and(r));
         }
-        if let Some(r) = self.run.call(f, a) {
+        if let Some(r) = self.run.as_ref().and_then(|run| run.call(f, a)) {
             return Some(no_kw(f, kw).and(r));
         }
         functions::call(f, a).map(|r| no_kw(f, kw).and(r))

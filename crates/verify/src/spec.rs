@@ -182,6 +182,9 @@ pub struct Spec {
     pub tables: Vec<TableSpec>,
     /// Report plots.
     pub plots: Vec<PlotSpec>,
+    /// `[verify] model = true`: the file evaluates models only and
+    /// simulates nothing (no scenario tables, no run functions).
+    pub model: bool,
 }
 
 /// Names every run context defines.
@@ -404,6 +407,24 @@ fn labelled(
     Ok(out)
 }
 
+/// Whether `path` is a model-only experiment (`[verify] model = true`),
+/// which `dropless run` and `check` do not simulate. False for anything
+/// unreadable: the caller's own loading reports that.
+pub fn is_model_only(path: &Path) -> bool {
+    use std::io::Read;
+    // Read at most the size limit: a device or pipe reports no size.
+    let mut text = String::new();
+    let limit = dropless_scenario::MAX_FILE_BYTES;
+    let read = std::fs::File::open(path)
+        .and_then(|f| f.take(limit + 1).read_to_string(&mut text))
+        .is_ok_and(|n| n as u64 <= limit);
+    read && text
+        .parse::<Table>()
+        .ok()
+        .and_then(|r| r.get("verify")?.get("model")?.as_bool())
+        .unwrap_or(false)
+}
+
 /// Reads the verification tables of `path` at `scale`. `Ok(None)`: the
 /// file has none (not an experiment).
 pub fn load(path: &Path, scale: Scale) -> Result<Option<Spec>, String> {
@@ -434,9 +455,29 @@ pub fn load(path: &Path, scale: Scale) -> Result<Option<Spec>, String> {
     check_keys(
         &c,
         v,
-        &["title", "setup", "claim", "note", "import", "ci"],
+        &["title", "setup", "claim", "note", "import", "ci", "model"],
         "verify.",
     )?;
+    let model = match v.get("model") {
+        None => false,
+        Some(T::Boolean(b)) => *b,
+        Some(_) => return Err(c.err("verify.model", "expected true or false")),
+    };
+    if model {
+        // A model file holds the verification tables and a name, nothing
+        // a simulation would read.
+        if let Some(k) = root.keys().find(|k| {
+            !TABLES.contains(&k.as_str()) && !["name", "description"].contains(&k.as_str())
+        }) {
+            return Err(c.err(
+                k,
+                "a model-only experiment (verify.model = true) simulates nothing; allowed: name, description and the verification tables",
+            ));
+        }
+        if root.contains_key("ensemble") {
+            return Err(c.err("ensemble", "a model-only experiment (verify.model = true) has no seeded runs to repeat; give its functions a seed"));
+        }
+    }
     let title = str_of(&c, v, "title", "verify.")?
         .ok_or_else(|| c.err("verify.title", "missing: a short title for the report"))?
         .to_string();
@@ -848,7 +889,16 @@ pub fn load(path: &Path, scale: Scale) -> Result<Option<Spec>, String> {
         expects,
         tables,
         plots,
+        model,
     };
+    if model {
+        if !spec.ci_sets.is_empty() {
+            return Err(c.err("verify.ci.set", "a model-only experiment (verify.model = true) has no scenario to override; use verify.ci.vars"));
+        }
+        if let Some(a) = spec.grid.iter().find(|a| !a.sets.is_empty()) {
+            return Err(c.err(&format!("grid {}.set", a.name), "a model-only experiment (verify.model = true) has no scenario to override; the axis's name alone carries its value"));
+        }
+    }
     check_names(&spec)?;
     Ok(Some(spec))
 }
@@ -933,6 +983,27 @@ fn check_names(s: &Spec) -> Result<(), String> {
                     both: bool|
      -> Result<(), String> {
         let (names, calls) = e.free_names();
+        if s.model {
+            let run_only = ["duration", "seed", "flows", "links"];
+            if let Some(n) = names
+                .iter()
+                .find(|n| {
+                    run_only.contains(&n.as_str())
+                        && !vars.contains(&n.as_str())
+                        && !params.contains(n)
+                })
+                .or_else(|| {
+                    calls
+                        .iter()
+                        .find(|f| f.as_str() != "if" && rf.contains(&f.as_str()))
+                })
+            {
+                return Err(c.err(
+                    field,
+                    format!("{n} needs a simulation, and this experiment is model-only (verify.model = true)"),
+                ));
+            }
+        }
         let ms: &[Measure] = if grid { &s.aggregates } else { &s.measures };
         let plain_measure = |n: &str| {
             s.measures
