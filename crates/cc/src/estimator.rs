@@ -662,6 +662,9 @@ impl<C: Controller> Controller for Estimated<C> {
     fn wants_delivery_rate(&self) -> bool {
         self.inner.wants_delivery_rate()
     }
+    fn wants_price(&self) -> bool {
+        self.inner.wants_price()
+    }
 }
 
 #[cfg(test)]

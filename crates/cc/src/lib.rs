@@ -26,6 +26,7 @@
 #![warn(missing_docs)]
 
 pub mod acwap;
+pub mod adpm;
 pub mod avail_search;
 pub mod bbr;
 pub mod bic;
@@ -41,6 +42,8 @@ pub mod madison;
 pub mod newreno;
 pub mod paced;
 pub mod pda;
+pub mod price_map;
+pub mod rcp;
 pub mod registry;
 pub mod scalable;
 pub mod vegas;
@@ -121,7 +124,7 @@ impl std::ops::BitOr for PacketFlags {
 
 /// What the transport tells a controller about each acknowledgement that
 /// carried new information.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AckSample {
     /// Round-trip time measured from the echoed send timestamp of the packet
     /// that triggered this ACK (`None` if the ACK carried no usable echo).
@@ -160,6 +163,14 @@ pub struct AckSample {
     pub was_probe: bool,
     /// Arrival dispersion of a packet pair measured at the receiver.
     pub pair_dispersion: Option<Time>,
+    /// The path's explicit price, decoded by the receiver from the
+    /// network's marks ([`adpm`]) and echoed in the ACK, as ADPM's 16-bit
+    /// code ([`adpm::NO_PRICE`] when the receiver reports none: it does for
+    /// a controller that asks, [`Controller::wants_price`]).
+    /// [`AckSample::price`] reads it as a number in [0, 1). A code, not a
+    /// float, so that the transport only copies it (case A of `dropless
+    /// bench`, docs/performance.md).
+    pub price_code: u16,
     /// Size in bytes of the packets of the pair (for capacity = size/dispersion).
     pub pair_bytes: u32,
     /// The connection is in loss recovery.
@@ -167,6 +178,39 @@ pub struct AckSample {
     /// The sender had nothing to send when the acknowledged packet left
     /// (rate samples from it understate the path).
     pub app_limited: bool,
+}
+
+impl Default for AckSample {
+    /// All zero, no price.
+    fn default() -> Self {
+        AckSample {
+            rtt: None,
+            min_rtt: 0,
+            srtt: 0,
+            newly_acked: 0,
+            newly_acked_bytes: 0,
+            newly_lost: 0,
+            delivered: 0,
+            delivered_at_send: 0,
+            delivery_interval: 0,
+            in_flight_at_send: 0,
+            in_flight: 0,
+            ecn_ce: 0,
+            was_probe: false,
+            pair_dispersion: None,
+            price_code: adpm::NO_PRICE,
+            pair_bytes: 0,
+            in_recovery: false,
+            app_limited: false,
+        }
+    }
+}
+
+impl AckSample {
+    /// The decoded path price in [0, 1), if the ACK reported one.
+    pub fn price(&self) -> Option<f64> {
+        (self.price_code != adpm::NO_PRICE).then(|| f64::from(self.price_code) / adpm::PRICE_SCALE)
+    }
 }
 
 /// What caused a congestion event.
@@ -272,6 +316,17 @@ pub trait Controller: Send {
     /// state behind them only for controllers that do (false by default), so
     /// that the others pay nothing for it on the hot path.
     fn wants_delivery_rate(&self) -> bool {
+        false
+    }
+
+    /// Whether this controller is driven by an explicit path price
+    /// ([`AckSample::price`]). For one that is, the transport sends its
+    /// packets as ADPM-capable (ECN codepoint 01, [`adpm::UNMARKED`]), the
+    /// network's price-computing links mark them against the probe type of
+    /// their packet number ([`adpm::threshold`]), and the receiver decodes
+    /// the marks and echoes its estimate in every ACK (false by default:
+    /// the others send as before).
+    fn wants_price(&self) -> bool {
         false
     }
 }

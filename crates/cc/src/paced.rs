@@ -101,6 +101,10 @@ impl<C: Controller> Controller for Paced<C> {
     fn wants_delivery_rate(&self) -> bool {
         self.inner.wants_delivery_rate()
     }
+
+    fn wants_price(&self) -> bool {
+        self.inner.wants_price()
+    }
 }
 
 /// Lets boxed controllers be wrapped (`Paced<Box<dyn Controller>>`) and
@@ -138,6 +142,9 @@ impl<T: Controller + ?Sized> Controller for Box<T> {
     }
     fn wants_delivery_rate(&self) -> bool {
         (**self).wants_delivery_rate()
+    }
+    fn wants_price(&self) -> bool {
+        (**self).wants_price()
     }
 }
 

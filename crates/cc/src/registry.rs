@@ -346,6 +346,13 @@ static SPECS: &[CcSpec] = &[
         ),
     },
     CcSpec {
+        name: "rcp",
+        help: "an RCP-style rate controller driven by an explicit price (thesis ch. 5-6; Dukkipati et al. 2005): paces at the smallest rate its path's links compute, which the links carry as a price in ADPM marks (queue price = \"rcp\") and the receiver decodes; the window grows as in slow start up to window_gain decoded BDPs",
+        params: params!(rto_cwnd = 1.0;
+            "window_gain" = 2.0, "the window's cap in bandwidth-delay products of the decoded rate, in [1, 100]";
+        ),
+    },
+    CcSpec {
         name: "cbr",
         help: "a constant-rate sender: bursts of `burst` packets at an average of `rate` bits/s (wire bytes), never changed by loss or delay (seed 001's open-loop stream of Figs. 1-4; iperf3 -u -b); lost packets are retransmitted",
         params: params!(rto_cwnd = 1.0;
@@ -684,6 +691,13 @@ pub fn build(
                 info.wire_size,
             ))
         }
+        "rcp" => {
+            if paced {
+                return Err(v.bad("paced", 1.0, "must be 0: rcp paces by itself"));
+            }
+            let g = v.check("window_gain", |x| (1.0..=100.0).contains(&x), "in [1, 100]")?;
+            Box::new(crate::rcp::Rcp::new(info.wire_size, g))
+        }
         "cbr" => {
             if paced {
                 return Err(v.bad("paced", 1.0, "must be 0: cbr paces by itself"));
@@ -888,6 +902,7 @@ mod tests {
                 "madison-paper",
                 "pda",
                 "bbr",
+                "rcp",
                 "cbr"
             ]
         );

@@ -26,6 +26,8 @@ pub mod rtt;
 pub mod sender;
 
 pub use host_pacer::HostPacer;
-pub use packet::{AckPacket, DataPacket, Ecn, MAX_SACK, NO_ECHO};
+pub use packet::{
+    price_code, AckPacket, DataPacket, Ecn, MAX_SACK, NO_ECHO, NO_PRICE, PRICE_SCALE,
+};
 pub use receiver::{AckPolicy, Arrival, Receiver, ReceiverStats};
 pub use sender::{EventRecord, LostSeqs, Sender, SenderConfig, SenderStats, LOST_SEQS_CAP};

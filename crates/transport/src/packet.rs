@@ -11,6 +11,8 @@ pub const MAX_SACK: usize = 4;
 /// [`Default`].
 pub const NO_ECHO: Time = Time::MAX;
 
+pub use dropless_cc::adpm::{price_code, NO_PRICE, PRICE_SCALE};
+
 /// ECN codepoint of a data packet (RFC 3168).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[repr(u8)]
@@ -77,6 +79,10 @@ pub struct AckPacket {
     pub ce_count: u64,
     /// Arrival dispersion of the latest packet pair, 0 if none is reported.
     pub pair_dispersion: Time,
+    /// The receiver's ADPM estimate of the path's price as a code
+    /// ([`price_code`]), or [`NO_PRICE`]. Simulator only for now: the wire
+    /// codec does not carry it.
+    pub price: u16,
 }
 
 impl Default for AckPacket {
@@ -92,6 +98,7 @@ impl Default for AckPacket {
             echo_flags: PacketFlags::NONE,
             ce_count: 0,
             pair_dispersion: 0,
+            price: NO_PRICE,
         }
     }
 }

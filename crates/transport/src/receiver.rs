@@ -3,7 +3,7 @@
 
 use dropless_cc::{PacketFlags, Time, MILLISECOND};
 
-use crate::packet::{AckPacket, DataPacket, Ecn, MAX_SACK, NO_ECHO};
+use crate::packet::{price_code, AckPacket, DataPacket, Ecn, MAX_SACK, NO_ECHO, NO_PRICE};
 use crate::ranges::RangeSet;
 
 /// When the receiver acknowledges.
@@ -101,6 +101,12 @@ pub struct Receiver {
     untimed: bool,
     fin_seq: Option<u64>,
     fin_len: u32,
+    /// ADPM's decoder, for a sender driven by explicit prices
+    /// ([`Receiver::decode_prices`]).
+    adpm: Option<dropless_cc::adpm::Decoder>,
+    /// The estimate as [`AckPacket::price`] reports it ([`NO_PRICE`] when
+    /// not decoding), kept with it so that an ACK only copies it.
+    price_code: u16,
     stats: ReceiverStats,
 }
 
@@ -135,8 +141,38 @@ impl Receiver {
             untimed: false,
             fin_seq: None,
             fin_len: 0,
+            adpm: None,
+            price_code: NO_PRICE,
             stats: ReceiverStats::default(),
         }
+    }
+
+    /// Decodes ADPM price marks ([`dropless_cc::adpm`]): every data packet's
+    /// codepoint (01 unmarked, 10 marked; not-ECT and CE carry no price)
+    /// against the probe type of its packet number's low 16 bits, which
+    /// stand in for the IP identification field (sequential, so the
+    /// routers' bit reversal gives bit-reversed counting). The estimate
+    /// starts at 0 (the thesis's single-number decoder, reference note
+    /// §2.4) and goes back in every ACK ([`AckPacket::price`]).
+    pub fn decode_prices(&mut self) {
+        self.adpm = Some(dropless_cc::adpm::Decoder::new(0.0));
+        self.price_code = price_code(0.0);
+    }
+
+    /// One packet's price mark, off the hot path of receivers that do not
+    /// decode prices.
+    #[cold]
+    #[inline(never)]
+    fn decode_price(&mut self, seq: u64, ecn: Ecn) {
+        if let Some(d) = &mut self.adpm {
+            d.observe_ecn(dropless_cc::adpm::threshold(seq as u16), ecn as u8);
+            self.price_code = price_code(d.estimate);
+        }
+    }
+
+    /// The current price estimate, if this receiver decodes prices.
+    pub fn price(&self) -> Option<f64> {
+        self.adpm.map(|d| d.estimate)
     }
 
     /// Counters.
@@ -162,6 +198,9 @@ impl Receiver {
         if p.ecn == Ecn::Ce {
             self.ce_count += 1;
             self.stats.ce_received += 1;
+        }
+        if self.price_code != NO_PRICE {
+            self.decode_price(p.seq, p.ecn);
         }
         if p.flags.contains(PacketFlags::FIN) {
             self.fin_seq = Some(p.seq);
@@ -297,6 +336,7 @@ impl Receiver {
             echo_flags: self.last_flags,
             ce_count: self.ce_count,
             pair_dispersion: std::mem::take(&mut self.pair_dispersion),
+            price: self.price_code,
             ..Default::default()
         };
         // RFC 2018: the block holding the most recent arrival first, then
@@ -496,5 +536,53 @@ mod tests {
         assert_eq!(r.poll_ack(1).unwrap().ce_count, 1);
         r.handle_data(2, &pkt(1, PacketFlags::FIN));
         assert!(r.is_complete());
+    }
+
+    /// ADPM decoding (thesis L6655-6659): packet numbers stand in for the
+    /// IPid, ECN 01 is unmarked and 10 marked, CE and not-ECT carry no
+    /// price; the estimate goes back in every ACK as a 16-bit code.
+    #[test]
+    fn decodes_adpm_marks_into_the_acks_price() {
+        let mut plain = Receiver::new(1, 1000, AckPolicy::EveryPacket);
+        plain.handle_data(
+            0,
+            &DataPacket {
+                conn: 1,
+                seq: 0,
+                len: 1000,
+                ecn: Ecn::Ect1,
+                ..Default::default()
+            },
+        );
+        assert_eq!(plain.poll_ack(1).unwrap().price, NO_PRICE);
+        let mut r = Receiver::new(1, 1000, AckPolicy::EveryPacket);
+        r.decode_prices();
+        // A path price of 0.6: seq 1 (probe 1/2) marked, seq 2 (1/4)
+        // marked, seq 3 (3/4) unmarked, seq 5 (5/8) unmarked, seq 4
+        // (1/8) CE: ignored.
+        let price = 0.6;
+        for seq in [1u64, 2, 3, 5, 4] {
+            let i = dropless_cc::adpm::threshold(seq as u16);
+            let ecn = if seq == 4 {
+                Ecn::Ce
+            } else if price > i {
+                Ecn::Ect0
+            } else {
+                Ecn::Ect1
+            };
+            r.handle_data(
+                0,
+                &DataPacket {
+                    conn: 1,
+                    seq,
+                    len: 1000,
+                    ecn,
+                    ..Default::default()
+                },
+            );
+        }
+        assert_eq!(r.price(), Some(0.5));
+        assert_eq!(r.poll_ack(1).unwrap().price, price_code(0.5));
+        assert_eq!(price_code(0.5), 32768);
     }
 }

@@ -390,6 +390,10 @@ pub struct Sender {
     /// The controller reads delivery-rate samples
     /// ([`Controller::wants_delivery_rate`]): keep their per-packet state.
     rate_samples: bool,
+    /// The ECN codepoint of every data packet: ADPM-capable (01) for a
+    /// controller driven by prices ([`Controller::wants_price`]), ECT(0)
+    /// with `ecn`, else not ECN-capable.
+    ecn: Ecn,
     /// When `delivered` last grew, or the flight restarted from empty
     /// (Linux `delivered_mstamp`, for delivery-rate samples).
     delivered_time: Time,
@@ -482,6 +486,13 @@ impl Sender {
         };
         let ctl = cc.control();
         let rate_samples = cc.wants_delivery_rate();
+        let ecn = if cc.wants_price() {
+            Ecn::Ect1
+        } else if cfg.ecn {
+            Ecn::Ect0
+        } else {
+            Ecn::NotEct
+        };
         let mut pacer = Pacer::default();
         pacer.reset(now);
         Sender {
@@ -506,6 +517,7 @@ impl Sender {
             in_flight: 0,
             delivered: 0,
             rate_samples,
+            ecn,
             delivered_time: now,
             first_sent_time: now,
             in_recovery: false,
@@ -896,7 +908,7 @@ impl Sender {
             seq,
             len,
             flags,
-            ecn: if self.cfg.ecn { Ecn::Ect0 } else { Ecn::NotEct },
+            ecn: self.ecn,
             ts: now,
         })
     }
@@ -1472,6 +1484,7 @@ impl Sender {
                 ecn_ce: new_ce as u32,
                 was_probe,
                 pair_dispersion: dispersion,
+                price_code: ack.price,
                 pair_bytes: self.cfg.mss + self.cfg.header,
                 in_recovery: self.in_recovery && !self.recovery_after_rto,
                 app_limited: false,

@@ -10,9 +10,9 @@
 //! * [`tpm`], [`rpm`]: the deterministic binary and equality schemes.
 //! * [`mapping`]: MaxNet's and RCP's prices in [0, 1].
 
-pub mod adpm;
+pub use dropless_cc::adpm;
 pub mod cli;
-pub mod mapping;
+pub use dropless_cc::price_map as mapping;
 pub mod probe;
 pub mod ram;
 pub mod rem;

@@ -5,17 +5,7 @@
 use rand::Rng;
 use rand_pcg::Pcg64;
 
-/// Resolution of a probe type: 2^16 thresholds, the IPid's width (thesis
-/// L7245, "216 thresholds" in the OCR).
-pub const THRESHOLDS: f64 = 65536.0;
-
-/// `F(v) = bitrev16(v) / 2^16`: bit-reversed counting (thesis L6733-6767,
-/// reconstructed as `R(Σ a_i 2^i) = Σ a_i 2^-(i+1)`, so `F(1) = 1/2`,
-/// `F(2) = 1/4`, `F(3) = 3/4`; reference note §2.3 and Appendix A).
-#[inline]
-pub fn threshold(ipid: u16) -> f64 {
-    f64::from(ipid.reverse_bits()) / THRESHOLDS
-}
+pub use dropless_cc::adpm::{threshold, THRESHOLDS};
 
 /// How an IPid maps to a threshold (thesis L6749-6767, reference note §2.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

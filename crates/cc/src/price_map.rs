@@ -1,5 +1,12 @@
 //! The thesis's two price mappings that let ADPM carry MaxNet and RCP
-//! prices in [0, 1] (§5.3.2, L7141-7228; reference note §4).
+//! prices in [0, 1] (§5.3.2, L7141-7228; reference note §4). Shared by the
+//! simulator's price-computing links, the explicit-price controllers and
+//! the Monte Carlo study.
+
+/// The smallest rate RCP's price covers, bits/s (thesis L7204: 1 kb/s).
+pub const RCP_MIN_BPS: f64 = 1e3;
+/// The largest, bits/s (thesis L7204: 100 Gb/s).
+pub const RCP_MAX_BPS: f64 = 100e9;
 
 /// MaxNet's level, thesis L7178-7192: `m = ceil(log_q(max(1, p + q)))`.
 /// Costs at or below `1 - q` (every negative cost) are level 0, a cost of 0

@@ -2,6 +2,34 @@
 //! 2006; thesis chapter 5, reference note §2): a router marks a packet of
 //! probe type `i` when its price exceeds `i`; the receiver keeps one number.
 
+/// Resolution of a probe type: 2^16 thresholds, the IPid's width (thesis
+/// L7245, "216 thresholds" in the OCR).
+pub const THRESHOLDS: f64 = 65536.0;
+
+/// `F(v) = bitrev16(v) / 2^16`: bit-reversed counting (thesis L6733-6767,
+/// reconstructed as `R(Σ a_i 2^i) = Σ a_i 2^-(i+1)`, so `F(1) = 1/2`,
+/// `F(2) = 1/4`, `F(3) = 3/4`; reference note §2.3 and Appendix A).
+#[inline]
+pub fn threshold(ipid: u16) -> f64 {
+    f64::from(ipid.reverse_bits()) / THRESHOLDS
+}
+
+/// A price code that stands for no price (all ones).
+pub const NO_PRICE: u16 = u16::MAX;
+
+/// Price-code units: the price in [0, 1) times 2^16, ADPM's probe-type
+/// resolution. The decoder's estimates are probe types, k/2^16 with
+/// k = 0 ..= 65535; k = 65535 is coded as 65534 (1/65536 lower) so that
+/// [`NO_PRICE`] stays free.
+pub const PRICE_SCALE: f64 = THRESHOLDS;
+
+/// The code of a price in [0, 1].
+pub fn price_code(p: f64) -> u16 {
+    (p.clamp(0.0, 1.0) * PRICE_SCALE)
+        .floor()
+        .min(f64::from(NO_PRICE - 1)) as u16
+}
+
 /// ECN codepoint: not ECN-capable.
 pub const NOT_ECT: u8 = 0b00;
 /// ECN codepoint ADPM sources send: capable, not price-marked (ECT(1)).
@@ -89,7 +117,7 @@ mod tests {
             assert_eq!(through(CE, i), CE);
             assert_eq!(through(NOT_ECT, i), NOT_ECT);
         }
-        let mut rng = rand_pcg::Pcg64::seed_from_u64(2);
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(2);
         for _ in 0..100_000 {
             let n = rng.gen_range(1..6);
             let ps: Vec<f64> = (0..n).map(|_| rng.gen()).collect();
