@@ -61,6 +61,11 @@ pub fn list(what: Option<ListWhat>) {
             "[topology.bottleneck] queue",
             catalog::QUEUE_KINDS,
         );
+        kinds(
+            "Link prices (explicit congestion signalling)",
+            "[topology.bottleneck] price",
+            catalog::PRICE_KINDS,
+        );
     }
     if want(ListWhat::Traffic) {
         kinds(

@@ -190,7 +190,7 @@ fn flow_table(r: &SimResult) -> Columns {
 fn link_table(r: &SimResult) -> Columns {
     let s = &r.series;
     let n = s.t.len() * s.links.len();
-    let mut cols: Vec<Vec<f64>> = (0..6).map(|_| Vec::with_capacity(n)).collect();
+    let mut cols: Vec<Vec<f64>> = (0..10).map(|_| Vec::with_capacity(n)).collect();
     for (i, t) in s.t.iter().enumerate() {
         for (l, ls) in s.links.iter().enumerate() {
             cols[0].push(*t);
@@ -199,6 +199,10 @@ fn link_table(r: &SimResult) -> Columns {
             cols[3].push(ls.avg_queue_pkts[i]);
             cols[4].push(ls.drops[i]);
             cols[5].push(ls.utilization[i]);
+            cols[6].push(ls.aqm_drops[i]);
+            cols[7].push(ls.marks[i]);
+            cols[8].push(ls.departed[i]);
+            cols[9].push(ls.red_avg[i]);
         }
     }
     Columns {
@@ -209,9 +213,15 @@ fn link_table(r: &SimResult) -> Columns {
             "avg_queue_pkts",
             "drops",
             "utilization",
+            "aqm_drops",
+            "marks",
+            "departed",
+            "red_avg_pkts",
         ],
         cols,
-        int_cols: vec![false, true, true, false, true, false],
+        int_cols: vec![
+            false, true, true, false, true, false, true, true, true, false,
+        ],
     }
 }
 

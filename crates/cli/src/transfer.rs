@@ -339,6 +339,12 @@ pub fn send(a: &SendArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::Input(format!("--cc: {e}")))
         })
         .collect::<Result<Vec<_>, _>>()?;
+    if ccs.iter().any(|c| c.wants_price()) {
+        return Err(Failure::Input(format!(
+            "--cc: \"{}\" is driven by link prices (ADPM marks), which only the simulator's links compute and the UDP receiver does not decode yet",
+            a.cc
+        )));
+    }
     let source = match (&a.file, &a.bytes, &a.time) {
         (Some(f), None, None) => {
             if !f.is_file() {

@@ -146,6 +146,11 @@ pub const LINK_KEYS: &[KeyDoc] = &[
     ),
     k("queue", "\"droptail\"", "queue discipline"),
     k(
+        "price",
+        "\"none\"",
+        "an explicit price the link computes and carries in ADPM marks (see `dropless list queues`)",
+    ),
+    k(
         "loss",
         "0",
         "probability in [0, 1) that an arriving packet is lost at random",
@@ -326,6 +331,40 @@ pub const QUEUE_KINDS: &[KindDoc] = &[
         help: "Random Early Detection (Floyd and Jacobson 1993; gentle, adaptive and ECN options) in front of the drop-tail buffer",
         params: RED_PARAMS,
     },
+];
+
+/// Prices a link can compute (`price = "..."`), carried in ADPM marks.
+pub const PRICE_KINDS: &[KindDoc] = &[
+    KindDoc {
+        name: "none",
+        help: "no price: the link marks nothing",
+        params: &[],
+    },
+    KindDoc {
+        name: "rcp",
+        help: "RCP's rate (Dukkipati et al. 2005) as the price ln(100G / R) / ln(100G / 1k), marked on ADPM-capable packets (ECN 01 -> 10) whose probe type (their packet number's bit reversal) is below it (thesis ch. 5); for flows with cc = \"rcp\"",
+        params: PRICE_PARAMS,
+    },
+];
+
+/// Keys of a link with `price = "rcp"`.
+pub const PRICE_PARAMS: &[KeyDoc] = &[
+    k(
+        "price_rtt",
+        "\"100ms\"",
+        "RCP's d: the flows' mean round trip",
+    ),
+    k(
+        "price_interval",
+        "\"10ms\"",
+        "RCP's update interval T, at most price_rtt",
+    ),
+    k(
+        "price_alpha",
+        "0.1",
+        "RCP's gain on spare capacity, in (0, 2]",
+    ),
+    k("price_beta", "1", "RCP's gain on the queue, in [0, 2]"),
 ];
 
 /// Keys of a link with `queue = "red"`.

@@ -2,6 +2,8 @@
 //! simulator's configuration.
 
 use dropless_cc::{registry, ConnInfo, Time, MILLISECOND};
+use dropless_sim::config::PriceKind;
+use dropless_sim::rcp_price::RcpConfig;
 use dropless_sim::red::RedConfig;
 use dropless_sim::{
     Buffer, CrossKind, CrossSpec, FlowSpec, LinkSpec, QueueKind, SimConfig, Topology,
@@ -292,6 +294,7 @@ struct RawLink {
     buffer_text: String,
     queue: QueueKind,
     loss: f64,
+    price: PriceKind,
 }
 
 fn read_link(ctx: &Ctx, t: &Value, path: &str) -> R<RawLink> {
@@ -303,6 +306,7 @@ fn read_link(ctx: &Ctx, t: &Value, path: &str) -> R<RawLink> {
     keys.extend(
         catalog::QUEUE_KINDS
             .iter()
+            .chain(catalog::PRICE_KINDS)
             .flat_map(|q| key_names(q.params)),
     );
     o.check_keys(&keys, |_| None)?;
@@ -386,6 +390,63 @@ fn read_link(ctx: &Ctx, t: &Value, path: &str) -> R<RawLink> {
         }
         Some(other) => unreachable!("queue kind {other} listed but not handled"),
     };
+    let price = match o.choice(
+        "price",
+        &catalog::kind_names(catalog::PRICE_KINDS),
+        "a link price",
+    )? {
+        None | Some("none") => {
+            for key in key_names(catalog::PRICE_PARAMS) {
+                if let Some(v) = o.get(key) {
+                    return Err(o.bad(
+                        key,
+                        v,
+                        format!("no {key} without price = \"rcp\" ({key} is for RCP's price only)"),
+                    ));
+                }
+            }
+            PriceKind::None
+        }
+        Some("rcp") => {
+            let d = RcpConfig::default();
+            let gain = |key: &str, lo: f64, lo_open: bool, hi: f64, dflt: f64| -> R<f64> {
+                match o.get(key) {
+                    None => Ok(dflt),
+                    Some(v) => match o.number(key) {
+                        Some(x) if (x > lo || (!lo_open && x == lo)) && x <= hi => Ok(x),
+                        _ => Err(o.bad(
+                            key,
+                            v,
+                            format!("a number in {}{lo}, {hi}]", if lo_open { "(" } else { "[" }),
+                        )),
+                    },
+                }
+            };
+            let rtt = o.time("price_rtt")?.unwrap_or(100 * MILLISECOND);
+            if rtt == 0 || rtt > 3600 * 1000 * MILLISECOND {
+                return Err(o.bad("price_rtt", &t["price_rtt"], "a round trip from 1ns to 1h"));
+            }
+            let interval = o.time("price_interval")?.unwrap_or(d.interval.min(rtt));
+            if interval == 0 || interval > rtt {
+                let v = t
+                    .get("price_interval")
+                    .cloned()
+                    .unwrap_or(Value::Integer(0));
+                return Err(o.bad(
+                    "price_interval",
+                    &v,
+                    "an interval above 0 and at most price_rtt",
+                ));
+            }
+            PriceKind::Rcp(RcpConfig {
+                interval,
+                rtt_s: dropless_cc::secs(rtt),
+                alpha: gain("price_alpha", 0.0, true, 2.0, d.alpha)?,
+                beta: gain("price_beta", 0.0, false, 2.0, d.beta)?,
+            })
+        }
+        Some(other) => unreachable!("price kind {other} listed but not handled"),
+    };
     let loss = match o.get("loss") {
         None => 0.0,
         Some(v) => match o.number("loss") {
@@ -401,6 +462,7 @@ fn read_link(ctx: &Ctx, t: &Value, path: &str) -> R<RawLink> {
         buffer_text: show(bv),
         queue,
         loss,
+        price,
     })
 }
 
@@ -1081,6 +1143,7 @@ pub(crate) fn build(
             buffer,
             queue: rl.queue,
             loss: rl.loss,
+            price: rl.price,
         });
         infos.push(LinkInfo {
             path: rl.path.clone(),

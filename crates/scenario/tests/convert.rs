@@ -388,6 +388,46 @@ fn red_keys_need_queue_red_and_ordered_thresholds() {
 }
 
 #[test]
+fn link_prices_are_checked_and_their_keys_need_a_price() {
+    let link = |keys: &str| {
+        from_str(
+            &format!(
+                "name = \"t\"\nduration = \"1s\"\n[topology]\nkind = \"dumbbell\"\n[topology.bottleneck]\nrate = \"100Mbps\"\ndelay = \"5ms\"\nbuffer = \"100pkt\"\n{keys}\n[[flows]]\ncc = \"rcp\"\n"
+            ),
+            "t.toml",
+            &[],
+        )
+        .map_err(Box::new)
+    };
+    let s = link("price = \"rcp\"\nprice_rtt = \"40ms\"\nprice_alpha = 0.3").unwrap();
+    match s.config.topology.links()[0].price {
+        dropless_sim::config::PriceKind::Rcp(c) => {
+            assert_eq!((c.rtt_s, c.alpha, c.beta), (0.04, 0.3, 1.0));
+            assert_eq!(c.interval, 10 * dropless_cc::MILLISECOND);
+        }
+        p => panic!("{p:?}"),
+    }
+    assert!(s.simulation().is_ok());
+    for (keys, path, want) in [
+        ("price = \"rem\"", "price", "rcp"),
+        ("price_rtt = \"40ms\"", "price_rtt", "price = \"rcp\""),
+        ("price = \"rcp\"\nprice_alpha = 0", "price_alpha", "(0, 2]"),
+        ("price = \"rcp\"\nprice_beta = -1", "price_beta", "[0, 2]"),
+        ("price = \"rcp\"\nprice_rtt = \"0s\"", "price_rtt", "1ns"),
+        (
+            "price = \"rcp\"\nprice_rtt = \"10ms\"\nprice_interval = \"20ms\"",
+            "price_interval",
+            "at most price_rtt",
+        ),
+    ] {
+        let e = link(keys).unwrap_err();
+        assert_eq!(e.path, format!("topology.bottleneck.{path}"), "{keys}: {e}");
+        assert!(e.to_string().contains(want), "{keys}: {e}");
+        assert_eq!(e.to_string().lines().count(), 1, "{keys}: {e}");
+    }
+}
+
+#[test]
 fn ecn_is_a_flow_key() {
     let s = from_str(
         &with("[[flows]]\ncc = \"newreno\"\necn = true\n[[flows]]\ncc = \"newreno\""),

@@ -24,6 +24,16 @@ pub enum QueueKind {
     Red(crate::red::RedConfig),
 }
 
+/// A price the link computes and carries in ADPM marks (thesis chapter 5).
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum PriceKind {
+    /// No price: the link marks nothing (the default).
+    #[default]
+    None,
+    /// RCP's rate ([`crate::rcp_price`]), carried as ADPM's price.
+    Rcp(crate::rcp_price::RcpConfig),
+}
+
 /// A unidirectional link with its output queue.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LinkSpec {
@@ -37,6 +47,8 @@ pub struct LinkSpec {
     pub queue: QueueKind,
     /// Probability that an arriving packet is lost at random (before queueing).
     pub loss: f64,
+    /// The explicit price the link computes and marks.
+    pub price: PriceKind,
 }
 
 impl LinkSpec {
@@ -48,6 +60,7 @@ impl LinkSpec {
             buffer,
             queue: QueueKind::DropTail,
             loss: 0.0,
+            price: PriceKind::None,
         }
     }
 }

@@ -26,8 +26,10 @@ use rand_pcg::Pcg64Mcg;
 use crate::config::{Buffer, LinkSpec, QueueKind, SimConfig, Topology};
 use crate::metrics::{self, FlowSeries, LinkSeries, Series, SimResult};
 use crate::queue::EventQueue;
+use crate::rcp_price::RcpPrice;
 use crate::red::{Red, Verdict as RedVerdict};
 use crate::traffic::CrossSource;
+use dropless_cc::adpm;
 
 /// Most links one flow may cross (access link included).
 pub const MAX_HOPS: usize = 16;
@@ -117,6 +119,8 @@ pub(crate) struct Link {
     pub slow_in: bool,
     /// RED, if the link runs it.
     pub red: Option<Box<Red>>,
+    /// The explicit price the link computes and marks, if any.
+    pub price: Option<Box<RcpPrice>>,
     /// Accepted packets not yet fully transmitted, in FIFO order.
     service: VecDeque<Service>,
     /// Index in `service` of the first packet whose service has not started.
@@ -156,6 +160,7 @@ impl Link {
             loss,
             slow_in: loss > 0.0,
             red: None,
+            price: None,
             service: VecDeque::new(),
             first_waiting: 0,
             busy_until: 0,
@@ -481,6 +486,19 @@ impl Simulation {
                     link.slow_in = true;
                 }
             }
+            match l.price {
+                crate::config::PriceKind::None => {}
+                crate::config::PriceKind::Rcp(rc) => {
+                    if !(rc.rtt_s > 0.0 && rc.alpha > 0.0 && rc.beta >= 0.0 && rc.interval > 0) {
+                        return Err(err(
+                            f("price_rtt"),
+                            "RCP needs a positive round trip, alpha and interval and a non-negative beta",
+                        ));
+                    }
+                    link.price = Some(Box::new(RcpPrice::new(rc, l.rate_bps)));
+                    link.slow_in = true;
+                }
+            }
             links.push(link);
         }
         let n_shared = links.len();
@@ -593,9 +611,14 @@ impl Simulation {
             if fs.stop.is_some_and(|s| s <= fs.start) {
                 return Err(err(f("stop"), "must be after start"));
             }
+            let wants_price = cc.wants_price();
+            let mut receiver = Receiver::new(i as u32, fs.mss, fs.ack_policy);
+            if wants_price {
+                receiver.decode_prices();
+            }
             flows.push(Flow {
                 sender: Sender::new(scfg, cc, fs.start),
-                receiver: Receiver::new(i as u32, fs.mss, fs.ack_policy),
+                receiver,
                 route,
                 route_len: (b - a + 2) as u8,
                 ack_delay,
@@ -789,31 +812,54 @@ impl Simulation {
         }
     }
 
-    fn enqueue(&mut self, l: usize, mut p: SimPacket) {
+    /// An arrival at a link with random loss, a queue discipline or a price:
+    /// false when the packet is dropped here. Out of line, so that the
+    /// drop-tail links' arrivals pay nothing for it.
+    #[cold]
+    #[inline(never)]
+    fn arrive_slow(&mut self, l: usize, p: &mut SimPacket) -> bool {
         let now = self.now;
         let link = &mut self.links[l];
-        if link.slow_in {
-            if link.loss > 0.0 && self.loss_rng.gen::<f64>() < link.loss {
-                link.random_drops += 1;
-                return;
+        if link.loss > 0.0 && self.loss_rng.gen::<f64>() < link.loss {
+            link.random_drops += 1;
+            return false;
+        }
+        if let Some(pr) = link.price.as_deref_mut() {
+            // Every arrival counts towards the link's input rate; an
+            // ADPM-capable packet (ECN 01) is marked 10 when the price
+            // exceeds its probe type (thesis L6649-6651, L7004-7008).
+            let price = pr.on_arrival(now, p.wire, link.q_bytes);
+            if !p.cross
+                && p.data.ecn == Ecn::Ect1
+                && adpm::marks(price, adpm::threshold(p.data.seq as u16))
+            {
+                p.data.ecn = Ecn::Ect0;
             }
-            if link.red.is_some() {
-                link.advance(now);
-                let idle = (link.busy_until <= now).then_some(link.busy_until);
-                let q = link.waiting();
-                let ect = matches!(p.data.ecn, Ecn::Ect0 | Ecn::Ect1);
-                let red = link.red.as_deref_mut().expect("checked");
-                match red.on_arrival(now, q, idle, ect) {
-                    RedVerdict::Enqueue => {}
-                    RedVerdict::Mark => p.data.ecn = Ecn::Ce,
-                    RedVerdict::Drop => {
-                        if !p.cross {
-                            self.flows[p.flow as usize].drops += 1;
-                        }
-                        return;
+        }
+        if link.red.is_some() {
+            link.advance(now);
+            let idle = (link.busy_until <= now).then_some(link.busy_until);
+            let q = link.waiting();
+            let ect = matches!(p.data.ecn, Ecn::Ect0 | Ecn::Ect1);
+            let red = link.red.as_deref_mut().expect("checked");
+            match red.on_arrival(now, q, idle, ect) {
+                RedVerdict::Enqueue => {}
+                RedVerdict::Mark => p.data.ecn = Ecn::Ce,
+                RedVerdict::Drop => {
+                    if !p.cross {
+                        self.flows[p.flow as usize].drops += 1;
                     }
+                    return false;
                 }
             }
+        }
+        true
+    }
+
+    fn enqueue(&mut self, l: usize, mut p: SimPacket) {
+        let now = self.now;
+        if self.links[l].slow_in && !self.arrive_slow(l, &mut p) {
+            return;
         }
         let link = &mut self.links[l];
         let accepted = link.accept(now, &p);
@@ -1174,6 +1220,13 @@ impl Simulation {
             s.queue_pkts.push(link.waiting() as f64);
             s.avg_queue_pkts.push((link.area - area0) / interval as f64);
             s.drops.push(link.drops as f64);
+            let (aqm, marks, avg) = link.red.as_ref().map_or((0, 0, f64::NAN), |r| {
+                (r.early_drops + r.forced_drops, r.marks, r.avg())
+            });
+            s.aqm_drops.push(aqm as f64);
+            s.marks.push(marks as f64);
+            s.departed.push(link.departed_pkts as f64);
+            s.red_avg.push(avg);
             let rate_bps = 8e9 / link.ns_per_byte;
             s.utilization
                 .push((link.departed_bytes - dep0) as f64 * 8.0 / (rate_bps * dt));

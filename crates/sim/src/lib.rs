@@ -13,6 +13,7 @@ pub mod loss_events;
 pub mod metrics;
 pub mod path_report;
 mod queue;
+pub mod rcp_price;
 pub mod red;
 mod traffic;
 

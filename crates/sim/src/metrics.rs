@@ -61,6 +61,15 @@ pub struct LinkSeries {
     pub avg_queue_pkts: Vec<f64>,
     /// Cumulative buffer-overflow drops.
     pub drops: Vec<f64>,
+    /// Cumulative packets the queue discipline dropped (RED's early and
+    /// forced drops; 0 for drop-tail).
+    pub aqm_drops: Vec<f64>,
+    /// Cumulative packets marked Congestion Experienced.
+    pub marks: Vec<f64>,
+    /// Cumulative packets that left the link.
+    pub departed: Vec<f64>,
+    /// RED's average queue at the sample time, packets (NaN without RED).
+    pub red_avg: Vec<f64>,
     /// Fraction of capacity used over the last interval.
     pub utilization: Vec<f64>,
     /// Open-loop cross traffic accepted by the link over the last

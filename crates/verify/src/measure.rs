@@ -30,6 +30,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("events(f) | events(f, t0, t1)", "congestion events (loss, ECN, timeouts) detected in the window"),
     ("event_list(f)", "every congestion event: records with t, lost, rto, cwnd"),
     ("flow(f)", "the flow's summary (summary.json fields: goodput_bps, packets_lost, timeouts, lost_per_event, mean_rtt_s, min_rtt_s, ...)"),
+    ("link_window(l, t0, t1)", "the link over (t0, t1]: arrivals, departed, drops, aqm_drops, marks (counts), mark_rate ((marks + aqm_drops) / arrivals), queue (mean packets waiting), red_avg (mean of RED's average at the samples)"),
     ("link(l)", "the link's summary (utilization, avg_queue_pkts, max_queue_pkts, drops, random_drops, aqm_drops, marks, packets)"),
     ("loss(f, t0, t1)", "loss-event analysis of flow f over [t0, t1): loss_events, drops, drops_per_event, timeouts, mean_gap, cwnd_mean, synchronised_fraction, ..."),
     ("loss_events(f, t0, t1)", "every congestion event of flow f detected in [t0, t1): records with time_s, cwnd, lost, rto, mean_gap, gaps, recorded, back_to_back"),
@@ -207,6 +208,52 @@ impl Run<'_> {
                     &ls.utilization
                 };
                 num(window_mean(t, col, t0, t1))
+            }
+            "link_window" => {
+                arity(&[3])?;
+                let l = self.link(&a[0])?;
+                let (t0, t1) = self.win(&a[1..])?;
+                let ls = &r.series.links[l];
+                // Cumulative counters at the last sample at or before t.
+                let at = |col: &[f64], t: f64| -> f64 {
+                    let n = r.series.t.partition_point(|&x| x <= t);
+                    if n == 0 {
+                        0.0
+                    } else {
+                        col[n - 1]
+                    }
+                };
+                let d = |col: &[f64]| at(col, t1) - at(col, t0);
+                let (dep, drops, aqm, marks) = (
+                    d(&ls.departed),
+                    d(&ls.drops),
+                    d(&ls.aqm_drops),
+                    d(&ls.marks),
+                );
+                let arrivals = dep + drops + aqm;
+                Ok(Value::Map(vec![
+                    ("arrivals".into(), Value::Num(arrivals)),
+                    ("departed".into(), Value::Num(dep)),
+                    ("drops".into(), Value::Num(drops)),
+                    ("aqm_drops".into(), Value::Num(aqm)),
+                    ("marks".into(), Value::Num(marks)),
+                    (
+                        "mark_rate".into(),
+                        Value::Num(if arrivals > 0.0 {
+                            (marks + aqm) / arrivals
+                        } else {
+                            f64::NAN
+                        }),
+                    ),
+                    (
+                        "queue".into(),
+                        Value::Num(window_mean(t, &ls.avg_queue_pkts, t0, t1)),
+                    ),
+                    (
+                        "red_avg".into(),
+                        Value::Num(window_mean(t, &ls.red_avg, t0, t1)),
+                    ),
+                ]))
             }
             "max_queue" => {
                 arity(&[3])?;

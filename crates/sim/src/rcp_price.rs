@@ -1,0 +1,147 @@
+//! RCP's rate computation at a link (Dukkipati, Kobayashi, Zhang-Shen and
+//! McKeown, "Processor sharing flows in the Internet", IWQoS 2005, eq. (1))
+//! and its price for ADPM (thesis §5.3.2, L7194-7228).
+//!
+//! Every `interval` T the link updates the rate R each flow crossing it may
+//! send at:
+//!
+//! `R <- R (1 + (T / d) (alpha (C - y) - beta q / d) / C)`
+//!
+//! with C the capacity and y the arrival rate over the last interval
+//! (bits/s), q the queue (bits) and d the flows' mean round trip (a
+//! configured constant here; RCP estimates it from the packets). R stays
+//! within [1 kb/s, C]. The link carries R as the price
+//! `ln(r_max / R) / ln(r_max / r_min)` in [0, 1]
+//! ([`dropless_cc::price_map::rcp_price`]), whose path maximum is the path's
+//! smallest rate, and marks ADPM-capable packets (ECN 01 -> 10) whose probe
+//! type is below it ([`dropless_cc::adpm`]).
+//!
+//! The update runs lazily on the first arrival of each interval, catching up
+//! the intervals without arrivals (y = 0 there): no event of its own, and
+//! nothing on links without a price.
+
+use dropless_cc::price_map::{rcp_price, RCP_MAX_BPS, RCP_MIN_BPS};
+use dropless_cc::{Time, MILLISECOND};
+
+/// RCP's parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RcpConfig {
+    /// Update interval T (10 ms).
+    pub interval: Time,
+    /// The flows' mean round trip d, seconds (0.1).
+    pub rtt_s: f64,
+    /// Gain on spare capacity (0.1; RCP's alpha).
+    pub alpha: f64,
+    /// Gain on the queue (1; RCP's beta).
+    pub beta: f64,
+}
+
+impl Default for RcpConfig {
+    fn default() -> Self {
+        RcpConfig {
+            interval: 10 * MILLISECOND,
+            rtt_s: 0.1,
+            alpha: 0.1,
+            beta: 1.0,
+        }
+    }
+}
+
+/// Most intervals one arrival catches up; after a longer idle period R is
+/// at the capacity anyway (no arrivals, no queue: it only grows).
+const MAX_CATCH_UP: u32 = 100_000;
+
+/// One link's RCP state.
+#[derive(Clone, Debug)]
+pub struct RcpPrice {
+    cfg: RcpConfig,
+    c_bps: f64,
+    r_bps: f64,
+    price: f64,
+    next: Time,
+    bits: f64,
+}
+
+impl RcpPrice {
+    /// RCP for a link of `c_bps`, starting at R = C.
+    pub fn new(cfg: RcpConfig, c_bps: f64) -> Self {
+        RcpPrice {
+            cfg,
+            c_bps,
+            r_bps: c_bps,
+            price: rcp_price(c_bps, RCP_MIN_BPS, RCP_MAX_BPS),
+            next: cfg.interval,
+            bits: 0.0,
+        }
+    }
+
+    /// The current rate R, bits/s.
+    pub fn rate_bps(&self) -> f64 {
+        self.r_bps
+    }
+
+    /// The current price in [0, 1].
+    pub fn price(&self) -> f64 {
+        self.price
+    }
+
+    /// A packet of `wire` bytes arrives at `now` with `queue_bytes` waiting:
+    /// the price to mark it against.
+    #[inline]
+    pub fn on_arrival(&mut self, now: Time, wire: u32, queue_bytes: u64) -> f64 {
+        let mut n = 0;
+        while now >= self.next {
+            self.update(queue_bytes);
+            self.next += self.cfg.interval;
+            n += 1;
+            if n == MAX_CATCH_UP {
+                self.next = now + self.cfg.interval;
+                break;
+            }
+        }
+        self.bits += f64::from(wire) * 8.0;
+        self.price
+    }
+
+    fn update(&mut self, queue_bytes: u64) {
+        let t = dropless_cc::secs(self.cfg.interval);
+        let y = self.bits / t;
+        self.bits = 0.0;
+        let d = self.cfg.rtt_s;
+        let q = queue_bytes as f64 * 8.0;
+        let c = self.c_bps;
+        let factor = 1.0 + (t / d) * (self.cfg.alpha * (c - y) - self.cfg.beta * q / d) / c;
+        self.r_bps = (self.r_bps * factor.max(0.0)).clamp(RCP_MIN_BPS, c);
+        self.price = rcp_price(self.r_bps, RCP_MIN_BPS, RCP_MAX_BPS);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overload_lowers_the_rate_and_spare_capacity_raises_it() {
+        let cfg = RcpConfig::default();
+        let mut r = RcpPrice::new(cfg, 100e6);
+        // 200 Mb/s arriving (two 1500-byte packets every 120 us).
+        let mut t = 0;
+        while t < 2_000 * MILLISECOND {
+            r.on_arrival(t, 1500, 0);
+            r.on_arrival(t, 1500, 0);
+            t += 120_000;
+        }
+        assert!(r.rate_bps() < 60e6, "{}", r.rate_bps());
+        let p_low = r.price();
+        // Then 10 Mb/s: R climbs back towards C.
+        while t < 20_000 * MILLISECOND {
+            r.on_arrival(t, 1500, 0);
+            t += 1_200_000;
+        }
+        assert!(r.rate_bps() > 99e6, "{}", r.rate_bps());
+        assert!(r.price() < p_low);
+        // A long idle period is caught up at once.
+        r.on_arrival(1_000_000 * MILLISECOND, 1500, 0);
+        assert_eq!(r.rate_bps(), 100e6);
+    }
+}
