@@ -15,3 +15,4 @@
 
 pub mod fast;
 pub mod marking;
+pub mod red_equilibrium;

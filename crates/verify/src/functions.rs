@@ -49,6 +49,8 @@ pub const HELP: &[(&str, &str)] = &[
     ("rem_probability(p, phi), rem_decode(q, phi)", "thesis eq. (2.6) 1 - phi^-p and its inverse over a path"),
     ("rem_fraction(prices, phi, packets, seed)", "Monte Carlo: the fraction REM marks over a path"),
     ("rem_price(p, gamma, alpha, b, b_star, x, c)", "thesis eq. (2.5): the price update"),
+    ("red_operating_point(n, c, r0, min_th, max_th, max_p, gentle)", "Firoiu and Borden 2000: RED's law meets NewReno's sqrt(3/(2p)): record queue (packets), rate (per packet)"),
+    ("red_rate(q, min_th, max_th, max_p, gentle)", "RED's per-packet mark/drop rate at average queue q: 2 p_b (the count correction)"),
     ("brc_cells(start, count, j)", "probes per cell of width 2^-j among count consecutive IPids from start"),
     ("adpm_worst_gap(sequence, k, sequences, seed)", "Monte Carlo: the largest gap between the first k probes (the sup of ADPM's error), over sequences"),
     ("adpm_path_mismatches(trials, seed)", "Monte Carlo: random paths where the ADPM mark differs from 1{max price > i}"),
@@ -504,6 +506,33 @@ fn marking(name: &str, args: &[Value]) -> Option<R> {
         }),
         "rem_price" => nums(args, 7, name)
             .map(|v| n(rem::price_update(v[0], v[1], v[2], v[3], v[4], v[5], v[6]))),
+        "red_operating_point" => match args {
+            [n_, c, r0, lo, hi, mp, g] => (|| {
+                let (q, p) = dropless_model::red_equilibrium::operating_point(
+                    n_.num()?,
+                    c.num()?,
+                    r0.num()?,
+                    lo.num()?,
+                    hi.num()?,
+                    mp.num()?,
+                    truth(g)?,
+                )?;
+                Ok(record(vec![("queue", n(q)), ("rate", n(p))]))
+            })(),
+            _ => Err("takes n, c, r0, min_th, max_th, max_p and gentle".into()),
+        },
+        "red_rate" => match args {
+            [q, lo, hi, mp, g] => (|| {
+                Ok(n(dropless_model::red_equilibrium::red_rate(
+                    q.num()?,
+                    lo.num()?,
+                    hi.num()?,
+                    mp.num()?,
+                    truth(g)?,
+                )))
+            })(),
+            _ => Err("takes q, min_th, max_th, max_p and gentle".into()),
+        },
         "brc_cells" => match args {
             [d, c, j] => (|| {
                 let cells = study::cell_counts(
