@@ -362,21 +362,13 @@ fn draw_panel<DB: DrawingBackend>(
     separate_segments: bool,
 ) -> Result<(), String> {
     let e = |e: DrawingAreaErrorKind<DB::ErrorType>| format!("drawing {}: {e:?}", p.file);
-    let y_top = p
+    // From 0, or below it for negative data (logarithms), to the largest.
+    let (y_bot, y_top) = p
         .lines
         .iter()
-        .flat_map(|l| l.pts.iter().map(|(_, y)| y))
-        .copied()
+        .flat_map(|l| l.pts.iter().map(|(_, y)| *y))
         .filter(|v| v.is_finite())
-        .fold(0.0, f64::max);
-    // From 0, or below it for negative data (logarithms).
-    let y_bot = p
-        .lines
-        .iter()
-        .flat_map(|l| l.pts.iter().map(|(_, y)| y))
-        .copied()
-        .filter(|v| v.is_finite())
-        .fold(0.0, f64::min);
+        .fold((0.0, 0.0), |(lo, hi): (f64, f64), v| (lo.min(v), hi.max(v)));
     // Headroom above the data for the legend in the upper right corner.
     let headroom = (1.1 + 0.07 * p.lines.len() as f64).min(1.6);
     let span = y_top - y_bot;

@@ -33,13 +33,7 @@ impl IpidMap {
 
     /// The map called `name`, or an error listing the names.
     pub fn parse(name: &str) -> Result<IpidMap, String> {
-        IpidMap::ALL
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, m)| *m)
-            .ok_or_else(|| {
-                format!("unknown IPid map \"{name}\" (allowed: bitrev, printed, swapped, xor8)")
-            })
+        by_name(&IpidMap::ALL, name, "IPid map")
     }
 
     /// The threshold of a packet with this IPid.
@@ -53,6 +47,18 @@ impl IpidMap {
             IpidMap::Xor8 => f64::from(((a ^ b) as u8).reverse_bits()) / 256.0,
         }
     }
+}
+
+/// The entry of `all` called `name`, or an error naming `what` and listing
+/// the names.
+fn by_name<T: Copy>(all: &[(&str, T)], name: &str, what: &str) -> Result<T, String> {
+    all.iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| *v)
+        .ok_or_else(|| {
+            let names: Vec<&str> = all.iter().map(|(n, _)| *n).collect();
+            format!("unknown {what} \"{name}\" (allowed: {})", names.join(", "))
+        })
 }
 
 /// The probe-type sequences simulated in thesis §5.4 (L7239-7245).
@@ -77,13 +83,7 @@ impl Sequence {
 
     /// The sequence called `name`, or an error listing the names.
     pub fn parse(name: &str) -> Result<Sequence, String> {
-        Sequence::ALL
-            .iter()
-            .find(|(n, _)| *n == name)
-            .map(|(_, s)| *s)
-            .ok_or_else(|| {
-                format!("unknown probe sequence \"{name}\" (allowed: brc, random-brc, random)")
-            })
+        by_name(&Sequence::ALL, name, "probe sequence")
     }
 
     /// The name of this sequence.
