@@ -1,0 +1,1 @@
+//! The in-process interface of the Python package (`python/`).
