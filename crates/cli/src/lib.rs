@@ -20,6 +20,7 @@ mod list;
 mod output;
 mod plot;
 mod probe;
+pub mod report;
 mod run;
 mod sweep;
 mod table;
@@ -40,6 +41,7 @@ Examples:
   dropless run scenarios/loss-based.toml --set duration=5s --set flows[0].cc=cubic
   dropless check scenarios/parking-lot.toml      validate without running
   dropless verify experiments/thesis-ch4         reproduce a paper: run its experiments, judge them
+  dropless report out/fast                       an interactive HTML page of a run or sweep
   dropless list                                  controllers, queues, traffic kinds
   dropless send 127.0.0.1:9000 --time 10s -i 1s  a real transfer (dropless recv ... --check on the other side)
   sudo dropless emulate --rate 100Mbps --delay 25ms --buffer 625kB   a user-space bottleneck link
@@ -54,6 +56,7 @@ Output (in DIR, default out/NAME where NAME is the scenario's name):
   flows.parquet, ...      the same, also as Parquet when a table has > 100,000 rows
   events.csv              congestion events of every flow
   throughput, cwnd, rtt, queue, overview (.png and .svg)   plots
+  report.html             with --html: tables and interactive plots in one page
 
 DIR is built in a temporary sibling and renamed into place at the end, so a
 failed run never leaves a half-written DIR. An existing --out DIR is replaced
@@ -135,6 +138,9 @@ enum Command {
     /// Run self-checking experiment files and judge their expectations (docs/verify.md)
     #[command(after_help = verify::VERIFY_HELP)]
     Verify(verify::VerifyArgs),
+    /// Write DIR/report.html: one self-contained page with tables and interactive plots of a run or sweep
+    #[command(after_help = report::REPORT_HELP)]
+    Report(report::ReportArgs),
 }
 
 const MODEL_HELP: &str = "\
@@ -190,6 +196,9 @@ pub struct RunArgs {
     /// Never show the progress bar (it is shown only on a terminal, for runs over a second)
     #[arg(long)]
     pub no_progress: bool,
+    /// Also write DIR/report.html, an interactive page of the results (as `dropless report DIR`)
+    #[arg(long)]
+    pub html: bool,
 }
 
 /// Which time-series files `run` writes.
@@ -281,6 +290,7 @@ pub fn main() -> ExitCode {
         Command::BenchOne(a) => bench::bench_one(&a),
         Command::Sweep(a) => sweep::sweep(&a),
         Command::Verify(a) => verify::verify(&a),
+        Command::Report(a) => report::report(&a),
         Command::Model {
             which: ModelCmd::Fast { args },
         } => match dropless_model::fast::cli::run(&args) {

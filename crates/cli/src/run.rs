@@ -262,6 +262,11 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
         let _ = std::fs::remove_dir_all(&tmp);
         return Err(cannot_write(&dir, e));
     }
+    let mut files = files;
+    if a.html {
+        crate::report::build(&dir)?;
+        files.push("report.html".into());
+    }
     if !a.quiet {
         table::print(&s, &result, wall);
     }

@@ -21,8 +21,10 @@ every expectation holds or is a declared known miss; 1 when one fails that
 was not declared (or a declared miss now holds); 2 on bad input.
 
 --report FILE writes the Markdown report (written to a temporary name and
-renamed). A REPORT.md beside the experiments (in the first PATH if it is a
-directory) is its preamble; its first '# ' line is the report's title.
+renamed); --html also writes FILE with the extension .html, the same report as
+one page with its plots embedded. A REPORT.md beside the experiments (in the
+first PATH if it is a directory) is its preamble; its first '# ' line is the
+report's title.
 
 Examples:
   dropless verify experiments/thesis-ch4 --scale ci
@@ -42,6 +44,9 @@ pub struct VerifyArgs {
     /// Write the Markdown report here
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
+    /// Also write the report as one HTML page (FILE with .html), plots embedded
+    #[arg(long, requires = "report")]
+    pub html: bool,
     /// Parallel runs [default: all cores]
     #[arg(short, long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=4096))]
     pub jobs: Option<u32>,
@@ -142,6 +147,12 @@ pub fn verify(a: &VerifyArgs) -> Result<(), Failure> {
     // Refuse an unwritable report before spending time on runs.
     if let Some(r) = &a.report {
         report_dir(r)?;
+        if a.html && r.with_extension("html") == *r {
+            return Err(Failure::Input(format!(
+                "--report {}: with --html the HTML page is FILE with .html, which is FILE itself; name the Markdown report FILE.md",
+                r.display()
+            )));
+        }
     }
     let scale = match a.scale {
         ScaleArg::Ci => Scale::Ci,
@@ -193,6 +204,13 @@ pub fn verify(a: &VerifyArgs) -> Result<(), Failure> {
         draw_plots(r, &out)?;
         write_atomic(r, &md)?;
         eprintln!("report written to {}", r.display());
+        if a.html {
+            let h = r.with_extension("html");
+            let page = crate::report::verify_html(&md, &title, report_dir(r)?);
+            crate::report::write_atomic(&h, &page)
+                .map_err(|e| Failure::Run(format!("--html: {e}")))?;
+            eprintln!("HTML report written to {}", h.display());
+        }
     }
     if out.unexpected() {
         return Err(Failure::Run(format!("verify: {}", report::headline(&out))));
