@@ -241,13 +241,14 @@ fn read_rows(
 
 /// Bins the rows of `stem`.csv (else `stem`.parquet) in `dir`: samples
 /// `dt` apart, `k` per bucket; `group_of` maps the group column's value to
-/// a line (None: not drawn). None when neither file exists.
+/// and the time to a line (None: not drawn). None when neither file
+/// exists.
 fn bin(
     dir: &Path,
     stem: &str,
     group_col: &'static str,
     metrics: &[Metric],
-    group_of: &dyn Fn(f64) -> Option<usize>,
+    group_of: &dyn Fn(f64, f64) -> Option<usize>,
     dt: f64,
     k: usize,
 ) -> Result<Option<Binned>, String> {
@@ -279,10 +280,10 @@ fn bin(
         let (Some(t), Some(g)) = (v[0], v[1]) else {
             return;
         };
-        let Some(g) = group_of(g) else { return };
         if !(t.is_finite() && t >= 0.0) {
             return;
         }
+        let Some(g) = group_of(g, t) else { return };
         let i = (t / dt).round() as usize;
         let bucket = i / k;
         if bucket >= limit {
@@ -318,8 +319,8 @@ fn bin(
     Ok(Some(b))
 }
 
-/// Maps a row's flow or link id to its line (None: not drawn).
-type GroupOf = Box<dyn Fn(f64) -> Option<usize>>;
+/// Maps a row's flow or link id and time to its line (None: not drawn).
+type GroupOf = Box<dyn Fn(f64, f64) -> Option<usize>>;
 
 /// Numbers as JSON (NaN and infinities as null).
 fn values(v: &[Option<f64>]) -> Value {
@@ -373,6 +374,22 @@ pub(super) fn run_plots(
         .iter()
         .map(|f| f.get("entry").and_then(Value::as_u64).unwrap_or(0) as usize)
         .collect();
+    // Samples before a flow starts and after it ends (stopped or completed)
+    // are not measurements: left out, as in the PNG plots.
+    let spans: Vec<(f64, f64)> = flows
+        .iter()
+        .map(|f| {
+            let start = f.get("start_s").and_then(Value::as_f64).unwrap_or(0.0);
+            let end = f
+                .get("end_s")
+                .and_then(Value::as_f64)
+                .unwrap_or(f64::INFINITY);
+            (start, end + dt)
+        })
+        .collect();
+    let active = std::rc::Rc::new(move |id: usize, t: f64| {
+        spans.get(id).is_none_or(|(s, e)| t >= *s && t <= *e)
+    });
     let (labels, group_of): (Vec<String>, GroupOf) = if grouped {
         let n = entry_of.iter().max().map_or(0, |m| m + 1);
         let labels = (0..n)
@@ -392,12 +409,13 @@ pub(super) fn run_plots(
             })
             .collect();
         let map = entry_of.clone();
+        let active = active.clone();
         (
             labels,
-            Box::new(move |id: f64| {
+            Box::new(move |id: f64, t: f64| {
                 map.get(id as usize)
                     .copied()
-                    .filter(|g| *g < MAX_SERIES && id >= 0.0)
+                    .filter(|g| *g < MAX_SERIES && id >= 0.0 && active(id as usize, t))
             }),
         )
     } else {
@@ -411,10 +429,12 @@ pub(super) fn run_plots(
             })
             .collect();
         let n = flows.len();
+        let active = active.clone();
         (
             labels,
-            Box::new(move |id: f64| {
-                (id >= 0.0 && (id as usize) < n.min(MAX_SERIES)).then_some(id as usize)
+            Box::new(move |id: f64, t: f64| {
+                (id >= 0.0 && (id as usize) < n.min(MAX_SERIES) && active(id as usize, t))
+                    .then_some(id as usize)
             }),
         )
     };
@@ -477,8 +497,9 @@ pub(super) fn run_plots(
         })
         .collect();
     let nl = links.len().max(1);
-    let link_group =
-        move |id: f64| (id >= 0.0 && (id as usize) < nl.min(MAX_SERIES)).then_some(id as usize);
+    let link_group = move |id: f64, _t: f64| {
+        (id >= 0.0 && (id as usize) < nl.min(MAX_SERIES)).then_some(id as usize)
+    };
     let label_of = |g: usize| {
         link_labels
             .get(g)
