@@ -157,13 +157,19 @@ impl Columns {
     }
 }
 
-fn flow_table(r: &SimResult) -> Columns {
+/// A sample time in seconds at its whole nanosecond, so that every form of
+/// a table (CSV, Parquet, a DataFrame) holds 8.04, not 8.040000000000001.
+fn whole_ns(t: f64) -> f64 {
+    (t * 1e9).round() / 1e9
+}
+
+pub(crate) fn flow_table(r: &SimResult) -> Columns {
     let s = &r.series;
     let n = s.t.len() * s.flows.len();
     let mut cols: Vec<Vec<f64>> = (0..7).map(|_| Vec::with_capacity(n)).collect();
     for (i, t) in s.t.iter().enumerate() {
         for (f, fs) in s.flows.iter().enumerate() {
-            cols[0].push(*t);
+            cols[0].push(whole_ns(*t));
             cols[1].push(f as f64);
             cols[2].push(fs.goodput_bps[i]);
             cols[3].push(fs.cwnd[i]);
@@ -187,13 +193,13 @@ fn flow_table(r: &SimResult) -> Columns {
     }
 }
 
-fn link_table(r: &SimResult) -> Columns {
+pub(crate) fn link_table(r: &SimResult) -> Columns {
     let s = &r.series;
     let n = s.t.len() * s.links.len();
     let mut cols: Vec<Vec<f64>> = (0..10).map(|_| Vec::with_capacity(n)).collect();
     for (i, t) in s.t.iter().enumerate() {
         for (l, ls) in s.links.iter().enumerate() {
-            cols[0].push(*t);
+            cols[0].push(whole_ns(*t));
             cols[1].push(l as f64);
             cols[2].push(ls.queue_pkts[i]);
             cols[3].push(ls.avg_queue_pkts[i]);
@@ -240,11 +246,7 @@ pub fn write_csv(path: &Path, c: &Columns) -> Res<()> {
             if k > 0 {
                 line.push(',');
             }
-            let mut v = col[row];
-            if k == 0 {
-                // Times are whole nanoseconds: print 8.04, not 8.040000000000001.
-                v = (v * 1e9).round() / 1e9;
-            }
+            let v = col[row];
             if v.is_finite() {
                 if c.int_cols[k] {
                     line.push_str(&format!("{}", v as i64));

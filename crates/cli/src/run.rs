@@ -111,7 +111,7 @@ pub(crate) fn temp_sibling(dir: &Path, what: &str) -> PathBuf {
     dir.with_file_name(format!(".{name}.{what}-{}-{nanos}", std::process::id()))
 }
 
-fn cannot_write(dir: &Path, e: impl std::fmt::Display) -> Failure {
+pub(crate) fn cannot_write(dir: &Path, e: impl std::fmt::Display) -> Failure {
     Failure::Run(format!(
         "cannot write output directory \"{}\": {e}",
         dir.display()
@@ -119,7 +119,7 @@ fn cannot_write(dir: &Path, e: impl std::fmt::Display) -> Failure {
 }
 
 /// Checks before the run that `dir` can be created (or replaced).
-fn preflight(dir: &Path, force: bool) -> Result<(), Failure> {
+pub(crate) fn preflight(dir: &Path, force: bool) -> Result<(), Failure> {
     if dir.as_os_str().is_empty() || dir.file_name().is_none() {
         return Err(Failure::Input(format!(
             "output directory \"{}\": expected a directory path like out/run1",
@@ -163,7 +163,7 @@ fn preflight(dir: &Path, force: bool) -> Result<(), Failure> {
 }
 
 /// Runs the simulation with a progress bar on a terminal for long runs.
-fn simulate(sim: Simulation, duration: u64, progress: bool) -> (SimResult, f64) {
+pub(crate) fn simulate(sim: Simulation, duration: u64, progress: bool) -> (SimResult, f64) {
     let mut sim = sim;
     let t0 = Instant::now();
     let steps = 400u64;
@@ -212,7 +212,7 @@ const BYTES_PER_FLOW: u64 = 12_000;
 /// than the machine has available (`MemAvailable` of /proc/meminfo; no
 /// check where it cannot be read): the scenario format allows a million
 /// flows, about 12 GB.
-fn memory_check(s: &Scenario) -> Result<(), Failure> {
+pub(crate) fn memory_check(s: &Scenario) -> Result<(), Failure> {
     let need = s.flows.len() as u64 * BYTES_PER_FLOW + (64 << 20);
     let Some(avail) = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
         m.lines()

@@ -42,9 +42,20 @@ DIR is built in a temporary sibling and renamed into place when every run is
 done; an existing DIR is replaced only with --force (or if it is the default
 out/sweep-NAME) and only if it holds a results.csv.
 
+--ray runs the sweep on Ray through the Python package (pip install ./python
+ray): each run is a Ray task on a local cluster started for the sweep, or on the
+cluster at ADDRESS. The results are the same bytes as a local sweep's; a run
+whose worker dies is retried (3 times), then reported by run number, and
+nothing is written under DIR.
+
+--html also writes report.html (a self-contained page: sortable table, a chart
+per swept key; `dropless report DIR` makes it later).
+
 Examples:
   dropless sweep grids/buffers.toml
-  dropless sweep grids/buffers.toml --jobs 1 --out out/buffers --force";
+  dropless sweep grids/buffers.toml --jobs 1 --out out/buffers --force
+  dropless sweep grids/buffers.toml --ray                 a local Ray cluster
+  dropless sweep grids/buffers.toml --ray ray://head:10001 --html";
 
 /// Arguments of `dropless sweep`.
 #[derive(clap::Args, Debug)]
@@ -64,14 +75,22 @@ pub struct SweepArgs {
     /// Do not print the per-run table
     #[arg(short, long)]
     pub quiet: bool,
+    /// Run on Ray through the Python package: a local Ray cluster, or the
+    /// one at ADDRESS (e.g. ray://head:10001 or auto)
+    #[arg(long, value_name = "ADDRESS", num_args = 0..=1, default_missing_value = "")]
+    pub ray: Option<String>,
+    /// Also write report.html (a self-contained page) into DIR
+    #[arg(long)]
+    pub html: bool,
 }
 
 /// Most runs one grid may expand to.
 pub const MAX_RUNS: usize = 100_000;
 
-/// A checked grid file.
-#[derive(Debug)]
-struct Grid {
+/// A checked grid file, self-contained (it carries the scenario's text), so
+/// that a worker on another machine can plan and run any of its runs.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Grid {
     /// The grid file as named on the command line.
     file: String,
     /// The scenario path (resolved against the grid file's directory).
@@ -86,6 +105,8 @@ struct Grid {
     values: Vec<Vec<String>>,
     /// The grid text.
     text: String,
+    /// The scenario file's text.
+    scenario_text: String,
 }
 
 fn bad(file: &str, field: &str, msg: impl std::fmt::Display) -> Failure {
@@ -102,7 +123,7 @@ fn found(v: &Value) -> String {
 }
 
 impl Grid {
-    fn load(path: &Path) -> Result<Grid, Failure> {
+    pub(crate) fn load(path: &Path) -> Result<Grid, Failure> {
         let file = path.display().to_string();
         let meta = std::fs::metadata(path)
             .map_err(|e| Failure::Input(format!("{file}: cannot read the grid file: {e}")))?;
@@ -114,6 +135,12 @@ impl Grid {
         }
         let text = std::fs::read_to_string(path)
             .map_err(|e| Failure::Input(format!("{file}: cannot read the grid file: {e}")))?;
+        Grid::from_text(text, file, path.parent().unwrap_or(Path::new("")))
+    }
+
+    /// A grid from its text: `file` names it in messages; its scenario path
+    /// is relative to `base`.
+    pub(crate) fn from_text(text: String, file: String, base: &Path) -> Result<Grid, Failure> {
         let root: Table = text.parse().map_err(|e: toml::de::Error| {
             Failure::Input(format!(
                 "{file}: not valid TOML: {}",
@@ -131,10 +158,7 @@ impl Grid {
             }
         }
         let scenario = match root.get("scenario") {
-            Some(Value::String(s)) if !s.trim().is_empty() => {
-                let base = path.parent().unwrap_or(Path::new(""));
-                base.join(s)
-            }
+            Some(Value::String(s)) if !s.trim().is_empty() => base.join(s),
             Some(v) => {
                 return Err(bad(
                     &file,
@@ -160,6 +184,16 @@ impl Grid {
                 ),
             ));
         }
+        // Read (and check) the scenario once: every run parses this text.
+        dropless_scenario::load(&scenario, &[])
+            .map_err(|e| Failure::Input(format!("{file}: scenario: {e}")))?;
+        let scenario_text = std::fs::read_to_string(&scenario).map_err(|e| {
+            bad(
+                &file,
+                "scenario",
+                format!("cannot read \"{}\": {e}", scenario.display()),
+            )
+        })?;
         let repeats = match root.get("repeats") {
             None => 1,
             Some(Value::Integer(n)) if (1..=MAX_RUNS as i64).contains(n) => *n as usize,
@@ -275,11 +309,12 @@ impl Grid {
             keys,
             values,
             text,
+            scenario_text,
         })
     }
 
     /// Number of runs.
-    fn runs(&self) -> usize {
+    pub(crate) fn runs(&self) -> usize {
         self.values.iter().map(Vec::len).product::<usize>() * self.repeats
     }
 
@@ -298,61 +333,109 @@ impl Grid {
 }
 
 /// One planned run.
-struct Plan {
+pub(crate) struct Plan {
     repeat: usize,
     values: Vec<String>,
     scenario: Scenario,
 }
 
-/// Result rows of one run (one per flow).
-struct RunRows {
+/// Result rows of one run (one per flow). Floats travel as their bits, so
+/// a run's rows decode to exactly what it computed (`NaN` included).
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(crate) struct RunRows {
     rows: Vec<FlowRow>,
+    #[serde(with = "bits")]
     utilization: f64,
+    #[serde(with = "bits")]
     jain: f64,
     data_packets: u64,
     events: u64,
+    #[serde(with = "bits")]
     wall_s: f64,
 }
 
+#[derive(serde::Serialize, serde::Deserialize)]
 struct FlowRow {
     flow: usize,
     cc: String,
+    #[serde(with = "bits")]
     rtt_s: f64,
+    #[serde(with = "bits")]
     goodput_bps: f64,
+    #[serde(with = "bits")]
     throughput_bps: f64,
     packets_sent: u64,
     packets_lost: u64,
+    #[serde(with = "bits")]
     loss_per_10k: f64,
+    #[serde(with = "bits")]
     mean_rtt_s: f64,
 }
 
-fn plan(g: &Grid) -> Result<Vec<Plan>, Failure> {
-    (0..g.runs())
-        .map(|i| {
-            let (idx, repeat) = g.point(i);
-            let values: Vec<String> = idx
-                .iter()
-                .enumerate()
-                .map(|(k, &j)| g.values[k][j].clone())
-                .collect();
-            let sets: Vec<String> = g
-                .keys
-                .iter()
-                .zip(&values)
-                .map(|(k, v)| format!("{k}={v}"))
-                .collect();
-            let mut s = dropless_scenario::load(&g.scenario, &sets).map_err(|e| {
-                Failure::Input(format!("{}: run {i} ({}): {e}", g.file, sets.join(", ")))
-            })?;
-            let base = g.seed.unwrap_or(s.config.seed);
-            s.config.seed = derive_seed(base, i as u64);
-            Ok(Plan {
-                repeat,
-                values,
-                scenario: s,
-            })
-        })
-        .collect()
+/// An `f64` encoded as its IEEE-754 bits (exact, `NaN` and infinities included).
+mod bits {
+    pub fn serialize<S: serde::Serializer>(x: &f64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(x.to_bits())
+    }
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        <u64 as serde::Deserialize>::deserialize(d).map(f64::from_bits)
+    }
+}
+
+/// Plans run `i`: the scenario with its `--set` values and derived seed.
+fn plan_one(g: &Grid, i: usize) -> Result<Plan, Failure> {
+    let (idx, repeat) = g.point(i);
+    let values: Vec<String> = idx
+        .iter()
+        .enumerate()
+        .map(|(k, &j)| g.values[k][j].clone())
+        .collect();
+    let sets: Vec<String> = g
+        .keys
+        .iter()
+        .zip(&values)
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    let label = g.scenario.display().to_string();
+    let mut s = dropless_scenario::from_str(&g.scenario_text, &label, &sets)
+        .map_err(|e| Failure::Input(format!("{}: run {i} ({}): {e}", g.file, sets.join(", "))))?;
+    let base = g.seed.unwrap_or(s.config.seed);
+    s.config.seed = derive_seed(base, i as u64);
+    Ok(Plan {
+        repeat,
+        values,
+        scenario: s,
+    })
+}
+
+/// Plans every run (a bad value stops the sweep before anything runs).
+pub(crate) fn plan(g: &Grid) -> Result<Vec<Plan>, Failure> {
+    (0..g.runs()).map(|i| plan_one(g, i)).collect()
+}
+
+/// Plans and runs run `i` alone (a Ray task): its rows, encoded.
+pub(crate) fn run_one(g: &Grid, i: usize) -> Result<Vec<u8>, Failure> {
+    if i >= g.runs() {
+        return Err(Failure::Input(format!(
+            "{}: run {i}: the grid has {} runs (0 to {})",
+            g.file,
+            g.runs(),
+            g.runs().saturating_sub(1)
+        )));
+    }
+    let p = plan_one(g, i)?;
+    let r = execute(g, i, &p)?;
+    serde_json::to_vec(&r).map_err(|e| Failure::Run(format!("run {i}: cannot encode: {e}")))
+}
+
+/// Decodes run `i`'s rows as [`run_one`] encoded them.
+fn decode(g: &Grid, i: usize, bytes: &[u8]) -> Result<RunRows, Failure> {
+    serde_json::from_slice(bytes).map_err(|e| {
+        Failure::Run(format!(
+            "{}: run {i}: the result received is not a dropless run result: {e}",
+            g.file
+        ))
+    })
 }
 
 fn execute(g: &Grid, i: usize, p: &Plan) -> Result<RunRows, Failure> {
@@ -433,7 +516,7 @@ fn run_all(g: &Grid, plans: &[Plan], jobs: usize) -> Result<Vec<RunRows>, Failur
 }
 
 /// A typed column of the results table.
-enum Data {
+pub(crate) enum Data {
     Int(Vec<i64>),
     /// Unsigned 64-bit (seeds); Parquet INT64 annotated UINT_64.
     UInt(Vec<u64>),
@@ -442,9 +525,10 @@ enum Data {
     Str(Vec<String>),
 }
 
-struct Column {
-    name: String,
-    data: Data,
+/// A named column of the results table.
+pub(crate) struct Column {
+    pub(crate) name: String,
+    pub(crate) data: Data,
 }
 
 fn table(g: &Grid, plans: &[Plan], res: &[RunRows]) -> Vec<Column> {
@@ -721,16 +805,120 @@ fn preflight(dir: &Path, force: bool) -> Result<(), Failure> {
     }
 }
 
+/// The default output directory of a grid file: out/sweep-STEM.
+pub(crate) fn default_dir(grid: &Path) -> PathBuf {
+    let stem = grid
+        .file_stem()
+        .map_or("grid".into(), |s| s.to_string_lossy().into_owned());
+    Path::new("out").join(format!("sweep-{stem}"))
+}
+
+/// Writes results.csv, results.parquet and grid.toml into `dir`: built in a
+/// temporary sibling and renamed into place, so a failure leaves nothing
+/// under the final name. Returns the results table.
+pub(crate) fn write_results(
+    g: &Grid,
+    plans: &[Plan],
+    res: &[RunRows],
+    dir: &Path,
+) -> Result<Vec<Column>, Failure> {
+    let cols = table(g, plans, res);
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(|e| cannot_write(dir, e))?;
+    }
+    let tmp = temp_sibling(dir, "tmp");
+    std::fs::create_dir(&tmp).map_err(|e| cannot_write(dir, e))?;
+    let written = write_csv(&tmp.join("results.csv"), &cols)
+        .and_then(|()| write_parquet(&tmp.join("results.parquet"), &cols))
+        .and_then(|()| {
+            std::fs::write(tmp.join("grid.toml"), &g.text).map_err(|e| format!("grid.toml: {e}"))
+        });
+    if let Err(e) = written {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(cannot_write(dir, e));
+    }
+    if let Err(e) = replace_dir(&tmp, dir) {
+        let _ = std::fs::remove_dir_all(&tmp);
+        return Err(cannot_write(dir, e));
+    }
+    Ok(cols)
+}
+
+/// Decodes the encoded results of every run (run `i` at index `i`) and
+/// writes them as [`write_results`] does.
+pub(crate) fn write_encoded(
+    g: &Grid,
+    encoded: &[Vec<u8>],
+    dir: &Path,
+) -> Result<Vec<Column>, Failure> {
+    if encoded.len() != g.runs() {
+        return Err(Failure::Run(format!(
+            "{}: {} results for {} runs",
+            g.file,
+            encoded.len(),
+            g.runs()
+        )));
+    }
+    let plans = plan(g)?;
+    let res = encoded
+        .iter()
+        .enumerate()
+        .map(|(i, b)| decode(g, i, b))
+        .collect::<Result<Vec<_>, _>>()?;
+    write_results(g, &plans, &res, dir)
+}
+
+/// Checks that `dir` may be created or replaced (`force`: an existing
+/// earlier sweep output may be replaced).
+pub(crate) fn check_dir(dir: &Path, force: bool) -> Result<(), Failure> {
+    preflight(dir, force)
+}
+
+/// `dropless sweep --ray`: the Python package runs the sweep on Ray.
+fn sweep_ray(a: &SweepArgs, address: &str) -> Result<(), Failure> {
+    let python = std::env::var_os("DROPLESS_PYTHON").unwrap_or_else(|| "python3".into());
+    let mut cmd = std::process::Command::new(&python);
+    cmd.args(["-m", "dropless.ray_sweep"]).arg(&a.grid);
+    if let Some(o) = &a.out {
+        cmd.arg("--out").arg(o);
+    }
+    if !address.is_empty() {
+        cmd.args(["--address", address]);
+    }
+    if a.force {
+        cmd.arg("--force");
+    }
+    if a.html {
+        cmd.arg("--html");
+    }
+    let status = cmd.status().map_err(|e| {
+        Failure::Input(format!(
+            "--ray: cannot start {}: {e}; --ray needs Python with the dropless package and Ray (pip install ./python ray)",
+            python.to_string_lossy()
+        ))
+    })?;
+    match status.code() {
+        Some(0) => Ok(()),
+        // The Python side printed its one-line error; pass its exit code on.
+        Some(c @ (1 | 2)) => std::process::exit(c),
+        _ => Err(Failure::Run(format!(
+            "the Ray sweep ended with {status}; no results were written under the final name"
+        ))),
+    }
+}
+
 /// `dropless sweep`.
 pub fn sweep(a: &SweepArgs) -> Result<(), Failure> {
+    if let Some(address) = &a.ray {
+        if a.jobs.is_some() {
+            return Err(Failure::Input(
+                "--jobs and --ray: Ray decides where runs go; give one of them".into(),
+            ));
+        }
+        return sweep_ray(a, address);
+    }
     let g = Grid::load(&a.grid)?;
-    let dir = a.out.clone().unwrap_or_else(|| {
-        let stem = a
-            .grid
-            .file_stem()
-            .map_or("grid".into(), |s| s.to_string_lossy().into_owned());
-        Path::new("out").join(format!("sweep-{stem}"))
-    });
+    let dir = a.out.clone().unwrap_or_else(|| default_dir(&a.grid));
     preflight(&dir, a.force || a.out.is_none())?;
     let plans = plan(&g)?;
     let jobs = a.jobs.map_or_else(
@@ -750,26 +938,7 @@ pub fn sweep(a: &SweepArgs) -> Result<(), Failure> {
     let t0 = Instant::now();
     let res = run_all(&g, &plans, jobs)?;
     let wall = t0.elapsed().as_secs_f64();
-
-    let cols = table(&g, &plans, &res);
-    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| cannot_write(&dir, e))?;
-    }
-    let tmp = temp_sibling(&dir, "tmp");
-    std::fs::create_dir(&tmp).map_err(|e| cannot_write(&dir, e))?;
-    let written = write_csv(&tmp.join("results.csv"), &cols)
-        .and_then(|()| write_parquet(&tmp.join("results.parquet"), &cols))
-        .and_then(|()| {
-            std::fs::write(tmp.join("grid.toml"), &g.text).map_err(|e| format!("grid.toml: {e}"))
-        });
-    if let Err(e) = written {
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Err(cannot_write(&dir, e));
-    }
-    if let Err(e) = replace_dir(&tmp, &dir) {
-        let _ = std::fs::remove_dir_all(&tmp);
-        return Err(cannot_write(&dir, e));
-    }
+    write_results(&g, &plans, &res, &dir)?;
 
     if !a.quiet {
         print_summary(&g, &plans, &res);
@@ -785,6 +954,10 @@ pub fn sweep(a: &SweepArgs) -> Result<(), Failure> {
         dir.display(),
         res.iter().map(|r| r.rows.len()).sum::<usize>()
     );
+    if a.html {
+        let page = crate::report::write_report(&dir).map_err(Failure::Run)?;
+        println!("wrote {}", page.display());
+    }
     Ok(())
 }
 
