@@ -13,6 +13,7 @@
 
 #![warn(missing_docs)]
 
+pub mod buffer;
 pub mod fast;
 pub mod marking;
 pub mod red_equilibrium;
