@@ -171,7 +171,7 @@ pub fn appenzeller_buffer(k: usize, mu: f64, rtt: f64, n: f64, u: f64) -> Result
 /// Enachescu et al.'s O(log W) rule, thesis eq. (2.4)/(3.25), unrounded:
 /// log_{1/varrho}(W^2 / (2 (1 - theta))) with theta = U / varrho and
 /// W = varrho K mu RTT_H / N (the window that loads the link to varrho;
-/// note §8.3 [CHECK], not stated by the thesis). Defined for U < varrho.
+/// note §8.3 (CHECK), not stated by the thesis). Defined for U < varrho.
 pub fn enachescu_exponent(r: &RuleInput, varrho: f64) -> Result<f64, String> {
     r.validate()?;
     if !(varrho > 0.0 && varrho < 1.0) {
