@@ -8,11 +8,18 @@
 //!   alpha-adjusting's recovery law. [`fast::cli`] renders them as tables or
 //!   JSON for `dropless model fast ...`.
 //!
+//! * [`buffer`]: the thesis's chapter 3, buffer sizing for core DWDM
+//!   switches: the rule (3.23)/(3.24) and the rules it is compared with,
+//!   Tables 3.1-3.4, the open-loop loss models (G1DM, EBD, EBI, EB,
+//!   M/M/K/(K+B), the detailed model) and the closed loop with Mathis's
+//!   law. [`buffer::cli`] renders them for `dropless model buffer|loss|closed-loop|tables`.
+//!
 //! Units follow the thesis: windows, alpha and queues in packets, rates and
 //! capacities in packets per second, delays in seconds.
 
 #![warn(missing_docs)]
 
+pub mod buffer;
 pub mod fast;
 pub mod marking;
 pub mod red_equilibrium;

@@ -57,6 +57,22 @@ pub const HELP: &[(&str, &str)] = &[
     ("pow2_floor(x)", "the largest power of 2 not above x (x >= 1)"),
     ("tpm_single_bit_types(bits)", "probe types of single-bit TPM: 30 n"),
     ("adpm_probe_types(levels), tpm_probe_types(bits, hops)", "n - 1 and 2 b ceil(h / 6) (thesis L6904, eq. (2.9))"),
+    ("harmonic_rtt(lo, hi)", "thesis L2153: harmonic mean of RTTs uniform on [lo, hi], (hi - lo)/ln(hi/lo)"),
+    ("pkt_rate(bps, bytes)", "packets/s of a bps link with bytes-byte packets"),
+    ("buffer_bdp(k, mu, rtt)", "bandwidth-delay product K mu RTT, packets (unrounded)"),
+    ("buffer_rule(m, k, mu, n, rtt, u)", "thesis eq. (3.23): buffer per trunk, packets (mu per link in packets/s)"),
+    ("buffer_rule_exponent(m, k, mu, n, rtt, u)", "thesis eq. (3.23) before the ceiling: log_F1 F2"),
+    ("buffer_switch(m, k, b)", "thesis eq. (3.24): whole-switch buffer M B / K"),
+    ("buffer_rule_single(mu, n, rtt, u)", "thesis eq. (3.27): single-link (non-DWDM) buffer, packets"),
+    ("buffer_enachescu(k, mu, n, rtt, u, varrho)", "thesis eq. (3.25): Enachescu's log_(1/varrho)(W^2/(2(1-theta))), unrounded"),
+    ("buffer_appenzeller_util(x, n)", "thesis eq. (2.3)/(3.26): erf(3 sqrt3/(2 sqrt2) x/(1 + x/sqrt N))"),
+    ("buffer_appenzeller(k, mu, rtt, n, u)", "thesis (3.26): smallest x K mu RTT/sqrt(N) reaching U, packets (rounded up)"),
+    ("buffer_loss(model, m, k, b, rho)", "thesis §3.6: open-loop loss of g1dm, ebd, ebi, eb or mmkkb at load rho"),
+    ("detailed_loss_exact(m, k, rho)", "thesis §3.6.1: exact loss of the detailed model without buffer"),
+    ("detailed_loss_mc(m, k, b, rho, arrivals, seed)", "Monte Carlo of the detailed model: record pb, ci95 (95 % half-width)"),
+    ("closed_loop(model, m, k, b, mu, n, rtt)", "thesis §3.7: Mathis meets an open-loop model: record pb, rho, utilization (rho (1-PB)), carried"),
+    ("mathis_util(pb, n, c, rtt)", "thesis eq. (3.4): sqrt(1.5/PB)(1-PB)/(RTT C/N), C in packets/s"),
+    ("hyperbola_fit(xs, ys)", "thesis §3.3: least-squares y = a + b/(x - c): record a, b, c"),
     ("parking_lot_rates(phase, alpha, c, delta2)", "thesis eqs. (4.13)-(4.16), Appendix B2: the FAST flows' rates in phase 0, 1 or 2 with flow 2's baseRTT error delta2 (s)"),
 ];
 
@@ -597,8 +613,123 @@ fn marking(name: &str, args: &[Value]) -> Option<R> {
             })(),
             _ => Err("takes bits and hops".into()),
         },
+        _ => return buffer(name, args),
+    })
+}
+
+/// The chapter 3 buffer-sizing functions (`dropless_model::buffer`).
+fn buffer(name: &str, args: &[Value]) -> Option<R> {
+    use dropless_model::buffer::{self as bm, closed_loop, detailed, extrapolation, rules};
+    let n = Value::Num;
+    let trunk = |m: &Value, k: &Value, b: &Value| -> Result<bm::Trunk, String> {
+        bm::Trunk::new(
+            whole(m, "m", bm::chain::MAX_M as f64)? as usize,
+            whole(k, "k", bm::chain::MAX_K as f64)? as usize,
+            whole(b, "b", bm::chain::MAX_B as f64)? as usize,
+        )
+    };
+    let rule = |v: &[f64]| -> Result<rules::RuleInput, String> {
+        if v[1].fract() != 0.0 || !(0.0..=1e5).contains(&v[1]) {
+            return Err(format!("k must be a whole number, not {}", fmt_num(v[1])));
+        }
+        Ok(rules::RuleInput {
+            m: v[0],
+            k: v[1] as usize,
+            mu: v[2],
+            n: v[3],
+            rtt: v[4],
+            u: v[5],
+        })
+    };
+    Some(match name {
+        "harmonic_rtt" => {
+            nums(args, 2, name).and_then(|v| n_ok(rules::harmonic_mean_uniform(v[0], v[1])))
+        }
+        "pkt_rate" => nums(args, 2, name).and_then(|v| n_ok(rules::packets_per_second(v[0], v[1]))),
+        "buffer_bdp" => nums(args, 3, name).and_then(|v| {
+            let k = whole(&args[0], "k", 1e5)? as usize;
+            n_ok(rules::bdp(k, v[1], v[2]))
+        }),
+        "buffer_rule" => {
+            nums(args, 6, name).and_then(|v| rules::dwdm_buffer(&rule(&v)?).map(|b| n(b as f64)))
+        }
+        "buffer_rule_exponent" => {
+            nums(args, 6, name).and_then(|v| rules::dwdm_exponent(&rule(&v)?).map(n))
+        }
+        "buffer_switch" => nums(args, 3, name).and_then(|v| {
+            let k = whole(&args[1], "k", 1e5)? as usize;
+            let b = whole(&args[2], "b", 1e12)?;
+            n_ok(rules::switch_buffer(v[0], k.max(1), b))
+        }),
+        "buffer_rule_single" => nums(args, 4, name)
+            .and_then(|v| rules::single_link_buffer(v[0], v[1], v[2], v[3]).map(|b| n(b as f64))),
+        "buffer_enachescu" => nums(args, 6, name).and_then(|v| {
+            let r = rule(&[v[0], v[0], v[1], v[2], v[3], v[4]])?;
+            rules::enachescu_exponent(&rules::RuleInput { m: r.k as f64, ..r }, v[5]).map(n)
+        }),
+        "buffer_appenzeller_util" => {
+            nums(args, 2, name).and_then(|v| n_ok(rules::appenzeller_utilization(v[0], v[1])))
+        }
+        "buffer_appenzeller" => nums(args, 5, name).and_then(|v| {
+            let k = whole(&args[0], "k", 1e5)? as usize;
+            rules::appenzeller_buffer(k, v[1], v[2], v[3], v[4]).map(|b| n(b as f64))
+        }),
+        "buffer_loss" => match args {
+            [model, m, k, b, rho] => (|| {
+                let model = bm::Model::parse(text(model, "model")?)?;
+                Ok(n(bm::open_loop(model, trunk(m, k, b)?, rho.num()?)?.pb))
+            })(),
+            _ => Err("takes a model name, m, k, b and rho".into()),
+        },
+        "detailed_loss_exact" => match args {
+            [m, k, rho] => (|| {
+                let t = trunk(m, k, &Value::Num(0.0))?;
+                Ok(n(detailed::exact_bufferless(t, rho.num()?)?))
+            })(),
+            _ => Err("takes m, k and rho".into()),
+        },
+        "detailed_loss_mc" => match args {
+            [m, k, b, rho, arrivals, seed] => (|| {
+                let t = trunk(m, k, b)?;
+                let a = whole(arrivals, "arrivals", detailed::MAX_ARRIVALS as f64)?;
+                let e = detailed::monte_carlo(t, rho.num()?, a, whole(seed, "seed", 9.0e15)?)?;
+                Ok(record(vec![("pb", n(e.pb)), ("ci95", n(e.ci95))]))
+            })(),
+            _ => Err("takes m, k, b, rho, arrivals and a seed".into()),
+        },
+        "closed_loop" => match args {
+            [model, m, k, b, mu, flows, rtt] => (|| {
+                let model = bm::Model::parse(text(model, "model")?)?;
+                let f = closed_loop::Flows {
+                    mu: mu.num()?,
+                    n: flows.num()?,
+                    rtt: rtt.num()?,
+                };
+                let o = closed_loop::solve(model, trunk(m, k, b)?, &f)?;
+                Ok(record(vec![
+                    ("pb", n(o.pb)),
+                    ("rho", n(o.rho)),
+                    ("utilization", n(o.utilization)),
+                    ("carried", n(o.carried)),
+                ]))
+            })(),
+            _ => Err("takes a model name, m, k, b, mu, n and rtt".into()),
+        },
+        "mathis_util" => nums(args, 4, name)
+            .and_then(|v| n_ok(closed_loop::mathis_utilization(v[0], v[1], v[2], v[3]))),
+        "hyperbola_fit" => match args {
+            [xs, ys] => (|| {
+                let h = extrapolation::fit_hyperbola(&xs.nums()?, &ys.nums()?)?;
+                Ok(record(vec![("a", n(h.a)), ("b", n(h.b)), ("c", n(h.c))]))
+            })(),
+            _ => Err("takes a list of x and a list of y".into()),
+        },
         _ => return None,
     })
+}
+
+fn n_ok(x: f64) -> R {
+    Ok(Value::Num(x))
 }
 
 #[cfg(test)]
@@ -650,6 +781,26 @@ mod tests {
             dropless_cc::highspeed::hstcp_a(1000.0)
         );
         assert!(call("hstcp_a", &[]).unwrap().is_err());
+    }
+
+    #[test]
+    fn buffer_functions_call_the_model() {
+        let num = |f: &str, a: Vec<Value>| call(f, &a).unwrap().unwrap().num().unwrap();
+        let v = |x: &[f64]| x.iter().map(|x| Value::Num(*x)).collect::<Vec<_>>();
+        let mu = 40e9 / 8320.0;
+        assert_eq!(
+            num("buffer_rule", v(&[8.0, 1.0, mu, 400.0, 0.05, 0.9])),
+            97.0
+        );
+        let mut a = vec![Value::Str("g1dm".into())];
+        a.extend(v(&[2.0, 1.0, 0.0, 0.5]));
+        assert!((num("buffer_loss", a) - (5f64.sqrt() - 2.0)).abs() < 1e-9);
+        assert!((num("detailed_loss_exact", v(&[2.0, 1.0, 0.5])) - 0.21875).abs() < 1e-12);
+        let e = call("buffer_rule", &v(&[8.0, 1.0, mu, 400.0, 0.05, 1.0]))
+            .unwrap()
+            .unwrap_err();
+        assert!(e.contains("utilization"), "{e}");
+        assert!(call("buffer_loss", &v(&[1.0])).unwrap().is_err());
     }
 
     #[test]
