@@ -120,7 +120,7 @@ enum Command {
     /// Emulate a bottleneck link (rate, delay, buffer, loss, ECN) between two TUN devices
     #[command(after_help = emulate::EMULATE_HELP)]
     Emulate(emulate::EmulateArgs),
-    /// Models: FAST and Vegas equilibria (thesis ch. 4), packet-marking estimators (ch. 5)
+    /// Models: buffer sizing and trunk loss (thesis ch. 3), FAST and Vegas equilibria (ch. 4), packet-marking estimators (ch. 5)
     #[command(after_help = MODEL_HELP)]
     Model {
         #[command(subcommand)]
@@ -149,7 +149,11 @@ Examples:
   dropless model fast new-flow --max-flows 15 --alpha 50 --rtt 0.2
   dropless model fast two-flow --json
   dropless model marking static --scheme adpm-brc,adpm-random,rem --k 1,10,100,1000
-  dropless model marking track --delta 1e-6 --sequence random --csv";
+  dropless model marking track --delta 1e-6 --sequence random --csv
+  dropless model buffer --channels 16 --inputs 32 --rate 40Gbps --flows 64000 --rtt-min 60ms --rtt-max 180ms --utilization 0.7
+  dropless model loss --channels 2 --inputs 16 --buffer 10 --load 0.3,0.6,0.9
+  dropless model closed-loop --channels 16 --inputs 32 --buffer 100 --rate 40Gbps --flows 6400 --rtt-min 60ms --rtt-max 180ms
+  dropless model tables";
 
 /// Model families.
 #[derive(Subcommand, Debug)]
@@ -166,6 +170,43 @@ enum ModelCmd {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// Buffer sizing for core DWDM trunks (thesis ch. 3): every rule side by side for a target utilization
+    Buffer {
+        /// Options (`dropless model buffer --help` lists them)
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Open-loop loss of a DWDM trunk (thesis ch. 3): G1DM, EBD, EBI, EB, M/M/K/(K+B), Monte Carlo
+    Loss {
+        /// Options (`dropless model loss --help` lists them)
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// TCP (Mathis's law) against the trunk's loss models: the closed-loop fixed point (thesis ch. 3)
+    ClosedLoop {
+        /// Options (`dropless model closed-loop --help` lists them)
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+    /// Thesis Tables 3.1-3.4 regenerated beside the printed values
+    Tables {
+        /// Options (--csv, --json)
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+}
+
+/// `dropless model buffer|loss|closed-loop|tables ARGS`: the chapter 3 models.
+fn buffer_model(command: &str, args: Vec<String>) -> Result<(), Failure> {
+    let mut words = vec![command.to_string()];
+    words.extend(args);
+    match dropless_model::buffer::cli::run(&words) {
+        Ok(s) => {
+            print!("{s}");
+            Ok(())
+        }
+        Err(e) => Err(Failure::Input(e)),
+    }
 }
 
 /// Arguments of `dropless run`.
@@ -300,6 +341,18 @@ pub fn main() -> ExitCode {
             }
             Err(e) => Err(Failure::Input(e)),
         },
+        Command::Model {
+            which: ModelCmd::Buffer { args },
+        } => buffer_model("buffer", args),
+        Command::Model {
+            which: ModelCmd::Loss { args },
+        } => buffer_model("loss", args),
+        Command::Model {
+            which: ModelCmd::ClosedLoop { args },
+        } => buffer_model("closed-loop", args),
+        Command::Model {
+            which: ModelCmd::Tables { args },
+        } => buffer_model("tables", args),
         Command::Model {
             which: ModelCmd::Marking { args },
         } => match dropless_model::marking::cli::run(&args) {
