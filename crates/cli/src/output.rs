@@ -110,6 +110,9 @@ pub fn summary(s: &Scenario, r: &SimResult, wall: f64, files: &[String]) -> Valu
                 "aqm_drops": l.aqm_drops,
                 "marks": l.marks,
                 "packets": l.packets,
+                "channels": l.channels,
+                "channel_busy": l.channel_busy,
+                "loss": l.loss,
             })
         })
         .collect();

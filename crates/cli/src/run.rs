@@ -53,7 +53,10 @@ pub fn check(a: &CheckArgs) -> Result<(), Failure> {
         .topology
         .links()
         .iter()
-        .map(|l| dropless_scenario::units::fmt_rate(l.rate_bps))
+        .map(|l| match l.channels {
+            1 => dropless_scenario::units::fmt_rate(l.rate_bps),
+            k => format!("{k} x {}", dropless_scenario::units::fmt_rate(l.rate_bps)),
+        })
         .collect();
     println!(
         "ok: {}: \"{}\", {} flows in {} entries, {} cross-traffic sources, links {}, {} simulated",

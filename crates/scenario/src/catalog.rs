@@ -108,7 +108,7 @@ pub const TOP_KEYS: &[KeyDoc] = &[
 
 /// Keys of `[topology]`.
 pub const TOPOLOGY_KEYS: &[KeyDoc] = &[
-    k("kind", "required", "\"dumbbell\" or \"parking-lot\""),
+    k("kind", "required", "\"dumbbell\", \"parking-lot\" or \"trunk\""),
     k(
         "bottleneck",
         "required for dumbbell",
@@ -118,6 +118,11 @@ pub const TOPOLOGY_KEYS: &[KeyDoc] = &[
         "links",
         "required for parking-lot",
         "the chain of shared links: [[topology.links]]",
+    ),
+    k(
+        "trunk",
+        "required for trunk",
+        "the output trunk of a DWDM switch: [topology.trunk] (a link's keys plus channels, conversion, fibres, inputs, input_rate)",
     ),
     k(
         "access_rate",
@@ -155,6 +160,31 @@ pub const LINK_KEYS: &[KeyDoc] = &[
         "0",
         "probability in [0, 1) that an arriving packet is lost at random",
     ),
+];
+
+/// Keys of a trunk (`[topology.trunk]`) besides a link's.
+pub const TRUNK_KEYS: &[KeyDoc] = &[
+    k(
+        "channels",
+        "required",
+        "K wavelength channels, each of `rate` (1 to 100000)",
+    ),
+    k(
+        "conversion",
+        "\"full\"",
+        "\"full\": a packet leaves on any channel, all share `buffer`; \"none\": a packet keeps its input's wavelength (K = fibres x wavelengths; each wavelength a trunk of `fibres` channels with its own `buffer`)",
+    ),
+    k(
+        "fibres",
+        "1",
+        "with conversion = \"none\": channels per wavelength (must divide channels)",
+    ),
+    k(
+        "inputs",
+        "required",
+        "M input links (switch input ports) feeding the trunk; flow i enters on input i mod M",
+    ),
+    k("input_rate", "the channel rate", "rate of each input link"),
 ];
 
 /// Keys of a `[[flows]]` entry.
@@ -315,6 +345,11 @@ pub const TOPOLOGY_KINDS: &[KindDoc] = &[
     KindDoc {
         name: "parking-lot",
         help: "a chain of shared links (thesis Appendix B2); each flow crosses a contiguous part",
+        params: &[],
+    },
+    KindDoc {
+        name: "trunk",
+        help: "senders -> access links -> M input links -> one DWDM output trunk of K channels sharing a buffer (thesis ch. 3) -> receivers",
         params: &[],
     },
 ];

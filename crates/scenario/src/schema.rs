@@ -295,6 +295,115 @@ struct RawLink {
     queue: QueueKind,
     loss: f64,
     price: PriceKind,
+    /// Channels sharing the buffer (a trunk's group); 1 for a link.
+    channels: u32,
+}
+
+/// A trunk's own keys, as read.
+struct RawTrunk {
+    /// K channels in all.
+    channels: u32,
+    /// Channels per wavelength without conversion (`None`: full conversion).
+    fibres: Option<u32>,
+    /// M input links.
+    inputs: u32,
+    /// Rate of each input link.
+    input_rate_bps: f64,
+}
+
+/// Reads `[topology.trunk]`: a link's keys plus the trunk's own.
+fn read_trunk(ctx: &Ctx, v: &Value, path: &str) -> R<(RawLink, RawTrunk)> {
+    let Value::Table(t) = v else {
+        return Err(ctx.err(
+            path,
+            Some(show(v)),
+            "a [topology.trunk] table with rate, delay, buffer, channels and inputs",
+        ));
+    };
+    let o = Obj::new(ctx, t, path);
+    let channels_v = o.req(
+        "channels",
+        "a number of wavelength channels like channels = 16",
+    )?;
+    let channels = o
+        .integer(
+            "channels",
+            1,
+            100_000,
+            "a whole number of channels from 1 to 100000",
+        )?
+        .expect("present") as u32;
+    let none = match o.choice("conversion", &["full", "none"], "a wavelength conversion")? {
+        None | Some("full") => false,
+        Some(_) => true,
+    };
+    let fibres = match (none, o.get("fibres")) {
+        (false, Some(fv)) => {
+            return Err(o.bad(
+                "fibres",
+                fv,
+                "no fibres with full conversion (all channels form one pool); set conversion = \"none\"",
+            ))
+        }
+        (false, None) => None,
+        (true, _) => {
+            let f = o
+                .integer("fibres", 1, 100_000, "a whole number of fibres from 1 to 100000")?
+                .unwrap_or(1) as u32;
+            if channels % f != 0 {
+                return Err(o.bad(
+                    "fibres",
+                    t.get("fibres").unwrap_or(channels_v),
+                    format!("a divisor of channels ({channels}): channels = fibres x wavelengths"),
+                ));
+            }
+            Some(f)
+        }
+    };
+    let inputs_v = o.req("inputs", "a number of input links like inputs = 32")?;
+    let inputs = o
+        .integer(
+            "inputs",
+            1,
+            1_000_000,
+            "a whole number of input links from 1 to 1000000",
+        )?
+        .expect("present") as u32;
+    if let Some(f) = fibres {
+        let wavelengths = channels / f;
+        if inputs < channels || inputs % wavelengths != 0 {
+            return Err(o.bad(
+                "inputs",
+                inputs_v,
+                format!(
+                    "without conversion, at least channels ({channels}) input links and a multiple of the {wavelengths} wavelengths (each wavelength is fed by its own inputs)"
+                ),
+            ));
+        }
+    }
+    let mut rest = t.clone();
+    for key in key_names(catalog::TRUNK_KEYS) {
+        rest.remove(key);
+    }
+    let mut link = read_link(ctx, &Value::Table(rest), path)?;
+    let input_rate_bps = o.rate("input_rate")?.unwrap_or(link.rate_bps);
+    if link.queue != QueueKind::DropTail || link.price != PriceKind::None {
+        return Err(ctx.err(
+            &join(path, "queue"),
+            None,
+            "a drop-tail trunk: no queue = \"red\" and no price on a trunk",
+        ));
+    }
+    link.channels = fibres.unwrap_or(channels);
+    Ok((
+        link,
+        RawTrunk {
+            channels,
+            fibres,
+            inputs,
+            input_rate_bps,
+        },
+    ))
 }
 
 fn read_link(ctx: &Ctx, t: &Value, path: &str) -> R<RawLink> {
@@ -463,6 +572,7 @@ fn read_link(ctx: &Ctx, t: &Value, path: &str) -> R<RawLink> {
         queue,
         loss,
         price,
+        channels: 1,
     })
 }
 
@@ -888,7 +998,7 @@ pub(crate) fn build(
     // Topology.
     let tv = top.req(
         "topology",
-        "a [topology] table with kind = \"dumbbell\" or \"parking-lot\"",
+        "a [topology] table with kind = \"dumbbell\", \"parking-lot\" or \"trunk\"",
     )?;
     let Value::Table(tt) = tv else {
         return Err(top.bad("topology", tv, "a [topology] table"));
@@ -900,20 +1010,45 @@ pub(crate) fn build(
         .choice("kind", &kinds, "a topology kind")?
         .expect("present");
     let parking = kind == "parking-lot";
+    let is_trunk = kind == "trunk";
+    let own = match kind {
+        "parking-lot" => "links",
+        "trunk" => "trunk",
+        _ => "bottleneck",
+    };
     let allowed: Vec<&str> = key_names(catalog::TOPOLOGY_KEYS)
         .into_iter()
-        .filter(|k| *k != if parking { "bottleneck" } else { "links" })
+        .filter(|k| !["bottleneck", "links", "trunk"].contains(k) || *k == own)
         .collect();
-    topo.check_keys(&allowed, |k| match (k, parking) {
-        ("links", false) => Some(
-            "a dumbbell has one [topology.bottleneck]; use kind = \"parking-lot\" for a chain of [[topology.links]]".into(),
+    topo.check_keys(&allowed, |k| match (k, kind) {
+        ("links", _) => Some("a chain of [[topology.links]] needs kind = \"parking-lot\"".into()),
+        ("bottleneck", "parking-lot") => {
+            Some("a parking lot lists its links as [[topology.links]] entries".into())
+        }
+        ("bottleneck", _) => Some(
+            "a trunk is described in [topology.trunk] (rate, delay, buffer, channels, inputs)"
+                .into(),
         ),
-        ("bottleneck", true) => Some(
-            "a parking lot lists its links as [[topology.links]] entries".into(),
-        ),
+        ("trunk", _) => Some("a [topology.trunk] needs kind = \"trunk\"".into()),
         _ => None,
     })?;
-    let raw_links: Vec<RawLink> = if parking {
+    let mut trunk: Option<RawTrunk> = None;
+    let raw_links: Vec<RawLink> = if is_trunk {
+        let tv = topo.req(
+            "trunk",
+            "a [topology.trunk] table with rate, delay, buffer, channels and inputs",
+        )?;
+        let (link, rt) = read_trunk(ctx, tv, "topology.trunk")?;
+        let groups = rt.fibres.map_or(1, |f| rt.channels / f);
+        trunk = Some(rt);
+        (0..groups)
+            .map(|_| RawLink {
+                path: link.path.clone(),
+                buffer_text: link.buffer_text.clone(),
+                ..link
+            })
+            .collect()
+    } else if parking {
         let lv = topo.req("links", "one or more [[topology.links]] entries")?;
         let Value::Array(a) = lv else {
             return Err(topo.bad("links", lv, "one or more [[topology.links]] entries"));
@@ -949,6 +1084,17 @@ pub(crate) fn build(
     if fa.is_empty() {
         return Err(top.bad("flows", fv, "one or more [[flows]] entries"));
     }
+    if is_trunk {
+        for (i, f) in fa.iter().enumerate() {
+            if let Some(v) = f.get("path") {
+                return Err(ctx.err(
+                    &format!("flows[{i}].path"),
+                    Some(show(v)),
+                    "no path on a trunk: flow i enters on input link i mod inputs, and without conversion leaves on that input's wavelength",
+                ));
+            }
+        }
+    }
     let raw_flows: Vec<RawFlow> = fa
         .iter()
         .enumerate()
@@ -971,7 +1117,8 @@ pub(crate) fn build(
     // Per-entry RTT and timing checks.
     let mut rtts = Vec::with_capacity(raw_flows.len());
     for f in &raw_flows {
-        let (a, b) = f.links;
+        // A trunk flow crosses one group of channels (all alike).
+        let (a, b) = if is_trunk { (0, 0) } else { f.links };
         let one_way: Time = raw_links[a..=b].iter().map(|l| l.delay).sum();
         let rtt = match f.rtt {
             None => {
@@ -1047,8 +1194,10 @@ pub(crate) fn build(
     let mut infos = Vec::with_capacity(n_links);
     for (l, rl) in raw_links.iter().enumerate() {
         let crossing: Vec<usize> = (0..raw_flows.len())
-            .filter(|&i| raw_flows[i].links.0 <= l && l <= raw_flows[i].links.1)
+            .filter(|&i| is_trunk || (raw_flows[i].links.0 <= l && l <= raw_flows[i].links.1))
             .collect();
+        // A trunk group's capacity is all its channels.
+        let group_rate = rl.rate_bps * rl.channels as f64;
         let ref_rtt = bdp_rtt.unwrap_or_else(|| {
             crossing
                 .iter()
@@ -1061,10 +1210,10 @@ pub(crate) fn build(
             .map(|&i| raw_flows[i].mss + raw_flows[i].header)
             .max()
             .unwrap_or(1500);
-        let bdp_pkts = rl.rate_bps * dropless_cc::secs(ref_rtt) / (8.0 * wire as f64);
+        let bdp_pkts = group_rate * dropless_cc::secs(ref_rtt) / (8.0 * wire as f64);
         // Memory: a link holds up to its BDP of the longest flow in flight.
         let max_rtt = crossing.iter().map(|&i| rtts[i]).max().unwrap_or(0);
-        let inflight = rl.rate_bps * dropless_cc::secs(max_rtt) / (8.0 * wire as f64);
+        let inflight = group_rate * dropless_cc::secs(max_rtt) / (8.0 * wire as f64);
         if inflight > MAX_BDP_PKTS {
             return Err(ctx.err(
                 &join(&rl.path, "rate"),
@@ -1102,6 +1251,9 @@ pub(crate) fn build(
             )
         };
         let (buffer, pkts, bytes) = match rl.buffer {
+            // A bufferless trunk (thesis ch. 3): a packet finds an idle
+            // channel or is lost.
+            BufferSize::Packets(0) if is_trunk => (Buffer::Packets(0), Some(0), None),
             BufferSize::Packets(0) => {
                 return Err(ctx.err(&bpath, found, "a buffer of at least one packet (\"1pkt\")"))
             }
@@ -1118,7 +1270,7 @@ pub(crate) fn build(
             BufferSize::Bytes(b) => (Buffer::Bytes(b), None, Some(b)),
             BufferSize::Bdp(x) => {
                 let n = x * bdp_pkts;
-                if n < 1.0 {
+                if n < 1.0 && !(is_trunk && x == 0.0) {
                     return Err(ctx.err(
                         &bpath,
                         Some(format!(
@@ -1144,6 +1296,7 @@ pub(crate) fn build(
             queue: rl.queue,
             loss: rl.loss,
             price: rl.price,
+            channels: rl.channels,
         });
         infos.push(LinkInfo {
             path: rl.path.clone(),
@@ -1171,6 +1324,15 @@ pub(crate) fn build(
         });
         for j in 0..f.count {
             let id = flows.len();
+            // Flow i enters on input i mod M; without conversion it keeps
+            // that input's wavelength, (i mod M) mod L.
+            let path = match &trunk {
+                Some(t) => {
+                    let g = (id as u64 % t.inputs as u64) as usize % n_links;
+                    (g, g)
+                }
+                None => f.links,
+            };
             flows.push(FlowSpec {
                 cc: f.cc.to_string(),
                 params: f.params.clone(),
@@ -1181,7 +1343,7 @@ pub(crate) fn build(
                 mss: f.mss,
                 header: f.header,
                 ack_policy: f.ack,
-                path: f.links,
+                path,
                 ecn: f.ecn,
                 min_rto: f.min_rto,
                 initial_rto: f.initial_rto,
@@ -1253,7 +1415,14 @@ pub(crate) fn build(
     let config = SimConfig {
         seed,
         duration,
-        topology: if parking {
+        topology: if let Some(t) = &trunk {
+            Topology::Trunk {
+                groups: links,
+                inputs: t.inputs,
+                input_rate_bps: t.input_rate_bps,
+                access_rate_bps,
+            }
+        } else if parking {
             Topology::ParkingLot {
                 links,
                 access_rate_bps,

@@ -49,6 +49,10 @@ pub struct LinkSpec {
     pub loss: f64,
     /// The explicit price the link computes and marks.
     pub price: PriceKind,
+    /// Parallel channels (wavelengths), each of `rate_bps`, serving one
+    /// shared FIFO buffer (a DWDM trunk with full wavelength conversion,
+    /// [`crate::trunk`]); 1 for an ordinary link.
+    pub channels: u32,
 }
 
 impl LinkSpec {
@@ -61,6 +65,7 @@ impl LinkSpec {
             queue: QueueKind::DropTail,
             loss: 0.0,
             price: PriceKind::None,
+            channels: 1,
         }
     }
 }
@@ -85,6 +90,22 @@ pub enum Topology {
         /// Rate of each sender's access link, bits/s (`None`: 10× the fastest link).
         access_rate_bps: Option<f64>,
     },
+    /// One output trunk of a core DWDM switch (thesis chapter 3,
+    /// [`crate::trunk`]): senders → access links → `inputs` input links →
+    /// the trunk → receivers. Flow `i` enters on input link `i % inputs`
+    /// and leaves on the trunk group `path.0`.
+    Trunk {
+        /// The trunk's groups of channels: one group of K channels with
+        /// full wavelength conversion; L groups of F channels (one per
+        /// wavelength) without, each with its own buffer.
+        groups: Vec<LinkSpec>,
+        /// Input links (switch input ports) feeding the trunk.
+        inputs: u32,
+        /// Rate of each input link, bits/s.
+        input_rate_bps: f64,
+        /// Rate of each sender's access link, bits/s (`None`: 10× a channel).
+        access_rate_bps: Option<f64>,
+    },
 }
 
 impl Topology {
@@ -93,6 +114,7 @@ impl Topology {
         match self {
             Topology::Dumbbell { bottleneck, .. } => std::slice::from_ref(bottleneck),
             Topology::ParkingLot { links, .. } => links,
+            Topology::Trunk { groups, .. } => groups,
         }
     }
     /// Access link rate in bits/s.
@@ -107,6 +129,12 @@ impl Topology {
                 access_rate_bps,
             } => access_rate_bps
                 .unwrap_or(10.0 * links.iter().map(|l| l.rate_bps).fold(0.0, f64::max)),
+            Topology::Trunk {
+                groups,
+                access_rate_bps,
+                ..
+            } => access_rate_bps
+                .unwrap_or(10.0 * groups.iter().map(|l| l.rate_bps).fold(0.0, f64::max)),
         }
     }
 }

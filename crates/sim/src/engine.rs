@@ -29,6 +29,7 @@ use crate::queue::EventQueue;
 use crate::rcp_price::RcpPrice;
 use crate::red::{Red, Verdict as RedVerdict};
 use crate::traffic::CrossSource;
+use crate::trunk::Channels;
 use dropless_cc::adpm;
 
 /// Most links one flow may cross (access link included).
@@ -121,6 +122,9 @@ pub(crate) struct Link {
     pub red: Option<Box<Red>>,
     /// The explicit price the link computes and marks, if any.
     pub price: Option<Box<RcpPrice>>,
+    /// The channels of a multi-channel link (a DWDM trunk, [`crate::trunk`]);
+    /// `None` for a single channel.
+    pub channels: Option<Box<Channels>>,
     /// Accepted packets not yet fully transmitted, in FIFO order.
     service: VecDeque<Service>,
     /// Index in `service` of the first packet whose service has not started.
@@ -161,6 +165,7 @@ impl Link {
             slow_in: loss > 0.0,
             red: None,
             price: None,
+            channels: None,
             service: VecDeque::new(),
             first_waiting: 0,
             busy_until: 0,
@@ -247,6 +252,59 @@ impl Link {
             self.max_q = self.max_q.max(self.waiting());
         }
         Some(finish + self.delay)
+    }
+
+    /// [`Link::accept`] for a link of several channels sharing one FIFO
+    /// buffer ([`crate::trunk`]): the packet takes the channel that frees
+    /// first; it waits only if none is idle, and is dropped if the buffer
+    /// is full then.
+    fn accept_channels(&mut self, now: Time, p: &SimPacket) -> Option<Time> {
+        self.advance(now);
+        let (c, free) = self
+            .channels
+            .as_deref()
+            .expect("a multi-channel link")
+            .earliest();
+        let idle = free <= now;
+        // An idle channel means nothing waits: every earlier packet started
+        // no later than the least free time, which is now past.
+        if !idle
+            && (self.waiting() >= self.limit_pkts
+                || self.q_bytes + p.wire as u64 > self.limit_bytes)
+        {
+            self.drops += 1;
+            return None;
+        }
+        let start = free.max(now);
+        let tx = (p.wire as f64 * self.ns_per_byte).round() as Time;
+        let finish = self
+            .channels
+            .as_deref_mut()
+            .expect("a multi-channel link")
+            .book(c, start, tx);
+        self.busy_until = self.busy_until.max(finish);
+        self.service.push_back(Service {
+            start,
+            finish,
+            bytes: p.wire,
+        });
+        if idle {
+            self.first_waiting += 1;
+        } else {
+            self.q_bytes += p.wire as u64;
+            self.max_q = self.max_q.max(self.waiting());
+        }
+        Some(finish + self.delay)
+    }
+
+    /// Packets accepted and not yet fully transmitted (waiting or in service).
+    pub fn in_system(&self) -> u64 {
+        self.service.len() as u64
+    }
+
+    /// Number of channels (1 for an ordinary link).
+    pub fn channel_count(&self) -> usize {
+        self.channels.as_ref().map_or(1, |c| c.len())
     }
 }
 
@@ -466,6 +524,22 @@ impl Simulation {
                 ));
             }
             let mut link = Link::new(l.rate_bps, l.delay, l.buffer, l.loss);
+            if l.channels == 0 || l.channels as usize > MAX_OBJECTS {
+                return Err(err(
+                    f("channels"),
+                    format!("must be from 1 to {MAX_OBJECTS}, found {}", l.channels),
+                ));
+            }
+            if l.channels > 1 {
+                if l.queue != QueueKind::DropTail || l.price != crate::config::PriceKind::None {
+                    return Err(err(
+                        f("channels"),
+                        "a link of several channels runs drop-tail only (no RED, no price)",
+                    ));
+                }
+                link.channels = Some(Box::new(Channels::new(l.channels)));
+                link.slow_in = true;
+            }
             match l.queue {
                 QueueKind::DropTail => {}
                 QueueKind::Red(rc) => {
@@ -502,6 +576,38 @@ impl Simulation {
             links.push(link);
         }
         let n_shared = links.len();
+        // A trunk's input links: shared by the flows that enter on them, but
+        // not reported (only the trunk is), so they follow the shared links.
+        let inputs = match &cfg.topology {
+            Topology::Trunk {
+                inputs,
+                input_rate_bps,
+                ..
+            } => {
+                if *inputs == 0 || *inputs as usize > MAX_OBJECTS / 2 {
+                    return Err(err(
+                        "topology.inputs",
+                        format!("must be from 1 to {}, found {inputs}", MAX_OBJECTS / 2),
+                    ));
+                }
+                if !(input_rate_bps.is_finite() && *input_rate_bps > 0.0) {
+                    return Err(err(
+                        "topology.input_rate",
+                        format!("must be positive, found {input_rate_bps}"),
+                    ));
+                }
+                for _ in 0..*inputs {
+                    links.push(Link::new(
+                        *input_rate_bps,
+                        0,
+                        Buffer::Packets(u64::MAX),
+                        0.0,
+                    ));
+                }
+                *inputs as usize
+            }
+            _ => 0,
+        };
         let access_rate = cfg.topology.access_rate_bps();
         let mut flows = Vec::with_capacity(cfg.flows.len());
         let mut hosts: Vec<Host> = Vec::new();
@@ -516,6 +622,12 @@ impl Simulation {
             }
             if matches!(cfg.topology, Topology::Dumbbell { .. }) && (a, b) != (0, 0) {
                 return Err(err(f("path"), "a dumbbell has one link: use (0, 0)"));
+            }
+            if inputs > 0 && a != b {
+                return Err(err(
+                    f("path"),
+                    "a trunk flow leaves on one group of channels: use (g, g)",
+                ));
             }
             if b - a + 2 > MAX_HOPS {
                 return Err(err(f("path"), format!("at most {} links", MAX_HOPS - 1)));
@@ -547,8 +659,13 @@ impl Simulation {
             ));
             let mut route = [0u32; MAX_HOPS];
             route[0] = access as u32;
+            // A trunk flow enters on its input link first (flow i on input i mod M).
+            let skip = usize::from(inputs > 0);
+            if inputs > 0 {
+                route[1] = (n_shared + i % inputs) as u32;
+            }
             for (k, l) in (a..=b).enumerate() {
-                route[k + 1] = l as u32;
+                route[k + 1 + skip] = l as u32;
             }
             let info = ConnInfo {
                 mss: fs.mss,
@@ -620,7 +737,7 @@ impl Simulation {
                 sender: Sender::new(scfg, cc, fs.start),
                 receiver,
                 route,
-                route_len: (b - a + 2) as u8,
+                route_len: (b - a + 2 + skip) as u8,
                 ack_delay,
                 ack_pipe: VecDeque::new(),
                 lazy_rx: !matches!(fs.ack_policy, dropless_transport::AckPolicy::Delayed { .. }),
@@ -812,17 +929,18 @@ impl Simulation {
         }
     }
 
-    /// An arrival at a link with random loss, a queue discipline or a price:
-    /// false when the packet is dropped here. Out of line, so that the
-    /// drop-tail links' arrivals pay nothing for it.
+    /// An arrival at a link with random loss, a queue discipline, a price
+    /// or several channels: `None` when the packet is lost before the
+    /// buffer, else what the buffer made of it (as [`Link::accept`]). Out of
+    /// line, so that the drop-tail links' arrivals pay nothing for it.
     #[cold]
     #[inline(never)]
-    fn arrive_slow(&mut self, l: usize, p: &mut SimPacket) -> bool {
+    fn arrive_slow(&mut self, l: usize, p: &mut SimPacket) -> Option<Option<Time>> {
         let now = self.now;
         let link = &mut self.links[l];
         if link.loss > 0.0 && self.loss_rng.gen::<f64>() < link.loss {
             link.random_drops += 1;
-            return false;
+            return None;
         }
         if let Some(pr) = link.price.as_deref_mut() {
             // Every arrival counts towards the link's input rate; an
@@ -849,20 +967,29 @@ impl Simulation {
                     if !p.cross {
                         self.flows[p.flow as usize].drops += 1;
                     }
-                    return false;
+                    return None;
                 }
             }
         }
-        true
+        let link = &mut self.links[l];
+        Some(if link.channels.is_some() {
+            link.accept_channels(now, p)
+        } else {
+            link.accept(now, p)
+        })
     }
 
     fn enqueue(&mut self, l: usize, mut p: SimPacket) {
         let now = self.now;
-        if self.links[l].slow_in && !self.arrive_slow(l, &mut p) {
-            return;
-        }
+        let accepted = if self.links[l].slow_in {
+            match self.arrive_slow(l, &mut p) {
+                Some(a) => a,
+                None => return,
+            }
+        } else {
+            self.links[l].accept(now, &p)
+        };
         let link = &mut self.links[l];
-        let accepted = link.accept(now, &p);
         if p.cross {
             if accepted.is_some() {
                 link.cross_bytes += p.wire as u64;
@@ -1227,7 +1354,7 @@ impl Simulation {
             s.marks.push(marks as f64);
             s.departed.push(link.departed_pkts as f64);
             s.red_avg.push(avg);
-            let rate_bps = 8e9 / link.ns_per_byte;
+            let rate_bps = 8e9 / link.ns_per_byte * link.channel_count() as f64;
             s.utilization
                 .push((link.departed_bytes - dep0) as f64 * 8.0 / (rate_bps * dt));
             self.link_series_marks[l] = (link.area, link.departed_bytes);

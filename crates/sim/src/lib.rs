@@ -16,6 +16,7 @@ mod queue;
 pub mod rcp_price;
 pub mod red;
 mod traffic;
+pub mod trunk;
 
 pub use config::{
     Buffer, CrossKind, CrossSpec, FlowSpec, LinkSpec, QueueKind, SimConfig, Topology,

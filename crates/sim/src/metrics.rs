@@ -132,8 +132,15 @@ pub struct FlowResult {
 pub struct LinkResult {
     /// Index in the topology.
     pub id: usize,
-    /// Capacity, bits/s.
+    /// Capacity, bits/s (of all its channels together).
     pub rate_bps: f64,
+    /// Channels (wavelengths) sharing its buffer; 1 for an ordinary link.
+    pub channels: usize,
+    /// Fraction of the run each channel spent transmitting (a trunk's
+    /// per-channel busy fraction; one entry for an ordinary link).
+    pub channel_busy: Vec<f64>,
+    /// Buffer-overflow drops over packets offered to the buffer.
+    pub loss: f64,
     /// Bits sent over capacity × duration.
     pub utilization: f64,
     /// Time-averaged packets waiting.
@@ -245,15 +252,35 @@ pub(crate) fn collect(sim: &Simulation) -> SimResult {
     let links = (0..sim.n_shared)
         .map(|i| {
             let l = &sim.links[i];
-            let rate_bps = 8e9 / l.ns_per_byte;
+            let channels = l.channel_count();
+            let rate_bps = 8e9 / l.ns_per_byte * channels as f64;
+            let utilization = if duration > 0.0 {
+                l.departed_bytes as f64 * 8.0 / (rate_bps * duration)
+            } else {
+                0.0
+            };
+            let channel_busy = match l.channels.as_deref() {
+                // Booked transmission time, less what lies past the end.
+                Some(c) if now > 0 => c
+                    .busy_ns
+                    .iter()
+                    .zip(&c.free)
+                    .map(|(&b, &f)| (b.saturating_sub(f.saturating_sub(now))) as f64 / now as f64)
+                    .collect(),
+                _ => vec![utilization],
+            };
+            let offered = l.departed_pkts + l.in_system() + l.drops;
             LinkResult {
                 id: i,
                 rate_bps,
-                utilization: if duration > 0.0 {
-                    l.departed_bytes as f64 * 8.0 / (rate_bps * duration)
+                channels,
+                channel_busy,
+                loss: if offered > 0 {
+                    l.drops as f64 / offered as f64
                 } else {
                     0.0
                 },
+                utilization,
                 avg_queue_pkts: if now > 0 { l.area / now as f64 } else { 0.0 },
                 max_queue_pkts: l.max_q,
                 drops: l.drops,

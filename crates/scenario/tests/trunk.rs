@@ -1,0 +1,121 @@
+//! `kind = "trunk"`: the DWDM trunk of thesis chapter 3 in scenario files.
+
+use dropless_scenario::from_str;
+use dropless_sim::Topology;
+
+const TRUNK: &str = r#"
+name = "t"
+duration = "5s"
+[topology]
+kind = "trunk"
+access_rate = "100Mbps"
+[topology.trunk]
+rate = "40Gbps"
+delay = "1ms"
+buffer = "10pkt"
+channels = 16
+inputs = 32
+[[flows]]
+cc = "newreno"
+count = 100
+rtt = "100ms"
+"#;
+
+fn err(sets: &[&str]) -> String {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    from_str(TRUNK, "t.toml", &sets)
+        .err()
+        .expect("refused")
+        .to_string()
+}
+
+#[test]
+fn full_conversion_is_one_group_of_k_channels() {
+    let s = from_str(TRUNK, "t.toml", &[]).expect("valid");
+    let Topology::Trunk {
+        groups,
+        inputs,
+        input_rate_bps,
+        ..
+    } = &s.config.topology
+    else {
+        panic!("a trunk");
+    };
+    assert_eq!(groups.len(), 1);
+    assert_eq!(groups[0].channels, 16);
+    assert_eq!(*inputs, 32);
+    assert_eq!(*input_rate_bps, 40e9);
+    assert!(s.config.flows.iter().all(|f| f.path == (0, 0)));
+    s.simulation().expect("builds");
+}
+
+#[test]
+fn without_conversion_each_wavelength_is_a_group_fed_by_its_inputs() {
+    let s = from_str(
+        TRUNK,
+        "t.toml",
+        &[
+            "topology.trunk.conversion=none".into(),
+            "topology.trunk.fibres=2".into(),
+        ],
+    )
+    .expect("valid");
+    let Topology::Trunk { groups, .. } = &s.config.topology else {
+        panic!("a trunk");
+    };
+    assert_eq!(groups.len(), 8, "16 channels = 2 fibres x 8 wavelengths");
+    assert!(groups.iter().all(|g| g.channels == 2));
+    // Flow i enters on input i mod 32, wavelength (i mod 32) mod 8.
+    for (i, f) in s.config.flows.iter().enumerate() {
+        assert_eq!(f.path.0, (i % 32) % 8);
+    }
+}
+
+#[test]
+fn bufferless_trunks_are_allowed() {
+    let s = from_str(TRUNK, "t.toml", &["topology.trunk.buffer=0pkt".into()]).expect("valid");
+    assert_eq!(
+        s.config.topology.links()[0].buffer,
+        dropless_sim::Buffer::Packets(0)
+    );
+}
+
+#[test]
+fn impossible_trunks_are_one_line_errors() {
+    for (sets, want) in [
+        (
+            &["topology.trunk.channels=0"][..],
+            "topology.trunk.channels: found 0",
+        ),
+        (
+            &["topology.trunk.buffer=-1pkt"][..],
+            "topology.trunk.buffer",
+        ),
+        (
+            &["topology.trunk.inputs=0"][..],
+            "topology.trunk.inputs: found 0",
+        ),
+        (
+            &["topology.trunk.conversion=none", "topology.trunk.inputs=8"][..],
+            "at least channels (16) input links",
+        ),
+        (
+            &["topology.trunk.conversion=none", "topology.trunk.fibres=3"][..],
+            "a divisor of channels (16)",
+        ),
+        (
+            &["topology.trunk.fibres=2"][..],
+            "no fibres with full conversion",
+        ),
+        (
+            &["topology.trunk.conversion=partial"][..],
+            "topology.trunk.conversion",
+        ),
+        (&["topology.trunk.queue=red"][..], "a drop-tail trunk"),
+        (&["flows[0].path=0"][..], "no path on a trunk"),
+    ] {
+        let e = err(sets);
+        assert!(e.contains(want), "{sets:?}: {e}");
+        assert!(!e.contains('\n'), "{e}");
+    }
+}
