@@ -1,7 +1,7 @@
 """dropless from Python: run scenarios in-process, get DataFrames, sweep on Ray.
 
     import dropless
-    r = dropless.run("scenarios/quickstart.toml", overrides={"duration": "5s"})
+    r = dropless.run("scenarios/quickstart.toml", overrides={"duration": "10s"})
     r.summary["flows"][0]["goodput_bps"]
     r.flows.head()              # pandas DataFrame: t_s, flow, goodput_bps, cwnd_pkts, ...
     s = dropless.sweep("grids/buffers.toml", backend="ray")

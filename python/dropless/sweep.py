@@ -270,6 +270,8 @@ def sweep(
     out_dir = default_out if out is None else os.fspath(out)
     # As the command line: the default directory belongs to dropless.
     _dropless.sweep_check_dir(out_dir, bool(force) or out is None)
+    if backend == "ray":
+        _ray_init(address)  # a bad address fails here, before any progress bar
     bar = _bar(n, progress, f"sweep ({backend})")
     t0 = time.monotonic()
     try:

@@ -228,9 +228,9 @@ fn sweep_write<'py>(
 /// Writes report.html into a run's or a sweep's output directory.
 #[pyfunction]
 fn report(py: Python<'_>, dir: PathBuf) -> PyResult<String> {
-    py.detach(|| dropless::report::write_report(&dir))
+    py.detach(|| dropless::report::build(&dir))
         .map(|p| p.display().to_string())
-        .map_err(RunError::new_err)
+        .map_err(raise)
 }
 
 /// The built-in quick start: (text, label).

@@ -84,6 +84,27 @@ pub struct SweepArgs {
     pub html: bool,
 }
 
+/// The results table's own columns: a `[set]` key may not take their names.
+const RESERVED: [&str; 17] = [
+    "run",
+    "repeat",
+    "seed",
+    "flow",
+    "cc",
+    "rtt_s",
+    "goodput_bps",
+    "throughput_bps",
+    "loss_per_10k",
+    "mean_rtt_s",
+    "packets_sent",
+    "packets_lost",
+    "utilization",
+    "jain",
+    "run_data_packets",
+    "run_events",
+    "wall_s",
+];
+
 /// Most runs one grid may expand to.
 pub const MAX_RUNS: usize = 100_000;
 
@@ -272,6 +293,16 @@ impl Grid {
                             }
                         };
                         vals.push(s);
+                    }
+                    if RESERVED.contains(&k.as_str()) {
+                        return Err(bad(
+                            &file,
+                            &field,
+                            format!(
+                                "\"{k}\" names a column of the results table itself ({}); every run's seed is derive_seed(seed, run): set the grid's seed, or repeats for more seeds",
+                                RESERVED.join(", ")
+                            ),
+                        ));
                     }
                     keys.push(k.clone());
                     values.push(vals);

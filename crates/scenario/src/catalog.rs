@@ -185,6 +185,11 @@ pub const TRUNK_KEYS: &[KeyDoc] = &[
         "M input links (switch input ports) feeding the trunk; flow i enters on input i mod M",
     ),
     k("input_rate", "the channel rate", "rate of each input link"),
+    k(
+        "input_buffer",
+        "1bdp (of an input link)",
+        "buffer of each input link: the edge router's queue in front of the switch",
+    ),
 ];
 
 /// Keys of a `[[flows]]` entry.

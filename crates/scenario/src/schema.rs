@@ -309,6 +309,8 @@ struct RawTrunk {
     inputs: u32,
     /// Rate of each input link.
     input_rate_bps: f64,
+    /// Buffer of each input link as written (`None`: one BDP of an input link).
+    input_buffer: Option<BufferSize>,
 }
 
 /// Reads `[topology.trunk]`: a link's keys plus the trunk's own.
@@ -387,6 +389,7 @@ fn read_trunk(ctx: &Ctx, v: &Value, path: &str) -> R<(RawLink, RawTrunk)> {
     }
     let mut link = read_link(ctx, &Value::Table(rest), path)?;
     let input_rate_bps = o.rate("input_rate")?.unwrap_or(link.rate_bps);
+    let input_buffer = o.unit("input_buffer", units::parse_buffer, None, "1bdp")?;
     if link.queue != QueueKind::DropTail || link.price != PriceKind::None {
         return Err(ctx.err(
             &join(path, "queue"),
@@ -402,6 +405,7 @@ fn read_trunk(ctx: &Ctx, v: &Value, path: &str) -> R<(RawLink, RawTrunk)> {
             fibres,
             inputs,
             input_rate_bps,
+            input_buffer,
         },
     ))
 }
@@ -1416,10 +1420,23 @@ pub(crate) fn build(
         seed,
         duration,
         topology: if let Some(t) = &trunk {
+            // The input links' buffer: one BDP of an input link at the
+            // reference RTT unless written (the edge routers' buffers).
+            let ref_rtt = infos.first().map_or(0, |i| i.bdp_rtt);
+            let wire = infos.first().map_or(1500, |i| i.wire_size);
+            let bdp = t.input_rate_bps * dropless_cc::secs(ref_rtt) / (8.0 * wire as f64);
+            let pkts = |x: f64| (x.round() as u64).clamp(1, MAX_BUFFER_PKTS);
+            let input_buffer = match t.input_buffer {
+                None => Buffer::Packets(pkts(bdp)),
+                Some(BufferSize::Packets(n)) => Buffer::Packets(n.clamp(1, MAX_BUFFER_PKTS)),
+                Some(BufferSize::Bytes(b)) => Buffer::Bytes(b.max(wire as u64)),
+                Some(BufferSize::Bdp(x)) => Buffer::Packets(pkts(x * bdp)),
+            };
             Topology::Trunk {
                 groups: links,
                 inputs: t.inputs,
                 input_rate_bps: t.input_rate_bps,
+                input_buffer,
                 access_rate_bps,
             }
         } else if parking {

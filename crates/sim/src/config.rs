@@ -103,6 +103,8 @@ pub enum Topology {
         inputs: u32,
         /// Rate of each input link, bits/s.
         input_rate_bps: f64,
+        /// Buffer of each input link (the edge router's output queue).
+        input_buffer: Buffer,
         /// Rate of each sender's access link, bits/s (`None`: 10× a channel).
         access_rate_bps: Option<f64>,
     },

@@ -582,6 +582,7 @@ impl Simulation {
             Topology::Trunk {
                 inputs,
                 input_rate_bps,
+                input_buffer,
                 ..
             } => {
                 if *inputs == 0 || *inputs as usize > MAX_OBJECTS / 2 {
@@ -597,12 +598,7 @@ impl Simulation {
                     ));
                 }
                 for _ in 0..*inputs {
-                    links.push(Link::new(
-                        *input_rate_bps,
-                        0,
-                        Buffer::Packets(u64::MAX),
-                        0.0,
-                    ));
+                    links.push(Link::new(*input_rate_bps, 0, *input_buffer, 0.0));
                 }
                 *inputs as usize
             }

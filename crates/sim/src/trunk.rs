@@ -22,9 +22,13 @@
 //! not modelled.
 //!
 //! **Input links** (§1.1): each input port is a link of the channel rate
-//! with an unbounded buffer (the edge routers' large electronic buffers),
-//! so at most M packets can arrive at the trunk within one packet time:
-//! the finite-source effect G1DM models (§6.2).
+//! fed by an edge router's buffer, so at most M packets can arrive at the
+//! trunk within one packet time: the finite-source effect G1DM models
+//! (§6.2). The thesis calls the edge routers' buffers large and gives no
+//! size; the scenario's default is one bandwidth-delay product of an input
+//! link (`input_buffer`). An unbounded one let slow start park hundreds of
+//! thousands of packets per input (a 650,000-packet queue and 0.8 s of
+//! delay in a 2-s run with fast access links), which no router holds.
 
 use dropless_cc::Time;
 

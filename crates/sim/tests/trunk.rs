@@ -27,6 +27,7 @@ fn poisson_into(k: u32, buffer: u64, load_erlangs: f64, seed: u64) -> dropless_s
             groups: vec![trunk(k, buffer, rate)],
             inputs: 1,
             input_rate_bps: rate,
+            input_buffer: Buffer::Packets(u64::MAX),
             access_rate_bps: None,
         },
         flows: vec![],
@@ -101,6 +102,7 @@ fn tcp_over_trunk(groups: Vec<LinkSpec>, inputs: u32, flows: usize) -> dropless_
             groups,
             inputs,
             input_rate_bps: 1e9,
+            input_buffer: Buffer::Packets(u64::MAX),
             access_rate_bps: Some(100e6),
         },
         flows: fs,
@@ -150,6 +152,7 @@ fn bad_trunks_are_refused() {
             groups: vec![trunk(0, 10, 1e9)],
             inputs: 2,
             input_rate_bps: 1e9,
+            input_buffer: Buffer::Packets(u64::MAX),
             access_rate_bps: None,
         },
         flows: vec![],
@@ -163,6 +166,7 @@ fn bad_trunks_are_refused() {
         groups: vec![trunk(2, 10, 1e9)],
         inputs: 0,
         input_rate_bps: 1e9,
+        input_buffer: Buffer::Packets(u64::MAX),
         access_rate_bps: None,
     };
     let e = Simulation::new(cfg).err().expect("M = 0 refused");
