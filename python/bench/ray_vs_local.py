@@ -7,9 +7,12 @@ start) alternately with `dropless sweep --jobs 2` and through Ray, checks
 that the result files are byte-identical, and prints the wall times and
 their ratio (median of the rounds):
 
-- "ray, cluster up": `dropless sweep --ray ADDRESS` against a local Ray
-  cluster started once before the rounds (`ray start --head`), as a user
-  with a cluster runs it;
+- "ray, cluster up": `dropless sweep --ray auto` against a local Ray
+  cluster started once before the rounds (`ray start --head`, two CPUs),
+  as a user with a cluster runs it;
+- "ray, driver connected": `dropless.sweep(GRID, backend="ray")` from a
+  Python process already connected to that cluster (a notebook's case:
+  no interpreter start, no `import ray`, no connection per sweep);
 - "ray, cold": `dropless sweep --ray`, which starts a local cluster for the
   sweep and stops it after (start-up included).
 """
@@ -52,8 +55,15 @@ def main():
         ["ray", "start", "--head", f"--port={port}", "--num-cpus=2", "--include-dashboard=false", "--disable-usage-stats"],
         check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
-    address = f"127.0.0.1:{port}"
-    times = {"local --jobs 2": [], "ray, cluster up": [], "ray, cold": []}
+    # "auto": the cluster this machine runs (an explicit HOST:PORT also needs
+    # the cluster's token since Ray 2.59's token authentication).
+    address = "auto"
+    times = {"local --jobs 2": [], "ray, cluster up": [], "ray, driver connected": [], "ray, cold": []}
+    import ray
+
+    import dropless
+
+    connected = False
     try:
         # A warm-up of each (page cache, Ray's worker processes).
         timed([a.bin, "sweep", a.grid, "--jobs", "2", "--out", tmp / "w1", "--force", "-q"])
@@ -63,7 +73,17 @@ def main():
             times["local --jobs 2"].append(timed([a.bin, "sweep", a.grid, "--jobs", "2", "--out", loc, "-q"]))
             times["ray, cluster up"].append(timed([a.bin, "sweep", a.grid, "--ray", address, "--out", up]))
             same(loc, up)
+            if not connected:
+                ray.init(address=address, logging_level="ERROR", log_to_driver=False)
+                dropless.sweep(a.grid, backend="ray", out=tmp / "w4", force=True, progress=False)
+                connected = True
+            t0 = time.monotonic()
+            dropless.sweep(a.grid, backend="ray", out=tmp / f"drv{r}", progress=False)
+            times["ray, driver connected"].append(time.monotonic() - t0)
+            same(loc, tmp / f"drv{r}")
             if r == 0:
+                ray.shutdown()
+                connected = False
                 # The cold start once: a second cluster beside the first would share the 2 cores.
                 subprocess.run(["ray", "stop"], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 times["ray, cold"].append(timed([a.bin, "sweep", a.grid, "--ray", "--out", cold]))

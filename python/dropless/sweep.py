@@ -140,7 +140,10 @@ def _ray_init(address: Optional[str]):
             ray.init(include_dashboard=False, logging_level="ERROR", log_to_driver=False)
     except Exception as e:  # Ray raises ConnectionError, ValueError, RuntimeError ... by case
         msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise InputError(f"address {address!r}: cannot connect to a Ray cluster: {msg}") from None
+        raise InputError(
+            f"address {address!r}: cannot connect to a Ray cluster: {msg} (a cluster with token "
+            "authentication, the default since Ray 2.59, also needs its token: RAY_AUTH_TOKEN)"
+        ) from None
     return ray, True
 
 
@@ -176,16 +179,30 @@ def _crash_hook(runs: List[int]):
     os._exit(17)
 
 
+def _many(g, runs):
+    """A Ray task: runs `runs` of grid `g` in a worker process."""
+    from dropless import _dropless as ext
+
+    _crash_hook(runs)
+    return ext.sweep_run_many(g, runs)
+
+
+_REMOTE = {}
+
+
+def _remote(ray):
+    """The task as a Ray remote function, made once per Ray session (a new
+    definition per sweep would be exported to the cluster every time)."""
+    key = ray.get_runtime_context().get_job_id()
+    if key not in _REMOTE:
+        _REMOTE.clear()
+        _REMOTE[key] = ray.remote(num_cpus=1, retry_exceptions=False)(_many)
+    return _REMOTE[key]
+
+
 def _ray(grid_json: str, n: int, address: Optional[str], retries: int, bar) -> List[bytes]:
     ray, _started = _ray_init(address)
-
-    @ray.remote(num_cpus=1, max_retries=retries, retry_exceptions=False)
-    def many(g, runs):  # runs in a Ray worker process
-        from dropless import _dropless as ext
-        from dropless.sweep import _crash_hook
-
-        _crash_hook(runs)
-        return ext.sweep_run_many(g, runs)
+    many = _remote(ray).options(max_retries=retries)
 
     cpus = int(ray.cluster_resources().get("CPU", 1))
     g_ref = ray.put(grid_json)
@@ -202,7 +219,13 @@ def _ray(grid_json: str, n: int, address: Optional[str], retries: int, bar) -> L
                     cause = getattr(e, "cause", None)
                     if isinstance(cause, InputError):
                         raise InputError(str(cause)) from None
-                    raise RunError(f"runs {runs[0]}-{runs[-1]}: {cause or e}") from None
+                    if isinstance(cause, ImportError) or "No module named 'dropless'" in str(e):
+                        raise RunError(
+                            f"runs {runs[0]}-{runs[-1]}: a Ray worker cannot import dropless; "
+                            "install the package on every node (pip install ./python)"
+                        ) from None
+                    text = str(cause) if cause is not None else str(e).strip().splitlines()[-1]
+                    raise RunError(f"runs {runs[0]}-{runs[-1]}: {text}") from None
                 except ray.exceptions.RayError as e:
                     # The worker died (or its node): every retry of the task
                     # failed. Run its runs one per task to find the one at fault.
