@@ -258,6 +258,8 @@ impl Link {
     /// buffer ([`crate::trunk`]): the packet takes the channel that frees
     /// first; it waits only if none is idle, and is dropped if the buffer
     /// is full then.
+    #[cold]
+    #[inline(never)]
     fn accept_channels(&mut self, now: Time, p: &SimPacket) -> Option<Time> {
         self.advance(now);
         let (c, free) = self
@@ -270,7 +272,8 @@ impl Link {
         // no later than the least free time, which is now past.
         if !idle
             && (self.waiting() >= self.limit_pkts
-                || self.q_bytes + p.wire as u64 > self.limit_bytes)
+                || self.q_bytes + p.wire as u64
+                    > self.channels.as_deref().map_or(0, |c| c.limit_bytes))
         {
             self.drops += 1;
             return None;
@@ -282,7 +285,6 @@ impl Link {
             .as_deref_mut()
             .expect("a multi-channel link")
             .book(c, start, tx);
-        self.busy_until = self.busy_until.max(finish);
         self.service.push_back(Service {
             start,
             finish,
@@ -537,7 +539,8 @@ impl Simulation {
                         "a link of several channels runs drop-tail only (no RED, no price)",
                     ));
                 }
-                link.channels = Some(Box::new(Channels::new(l.channels)));
+                link.channels = Some(Box::new(Channels::new(l.channels, link.limit_bytes)));
+                // Every arrival takes the slow path, which queues it.
                 link.slow_in = true;
             }
             match l.queue {
@@ -925,18 +928,17 @@ impl Simulation {
         }
     }
 
-    /// An arrival at a link with random loss, a queue discipline, a price
-    /// or several channels: `None` when the packet is lost before the
-    /// buffer, else what the buffer made of it (as [`Link::accept`]). Out of
-    /// line, so that the drop-tail links' arrivals pay nothing for it.
+    /// An arrival at a link with random loss, a queue discipline or a price:
+    /// false when the packet is dropped here. Out of line, so that the
+    /// drop-tail links' arrivals pay nothing for it.
     #[cold]
     #[inline(never)]
-    fn arrive_slow(&mut self, l: usize, p: &mut SimPacket) -> Option<Option<Time>> {
+    fn arrive_slow(&mut self, l: usize, p: &mut SimPacket) -> bool {
         let now = self.now;
         let link = &mut self.links[l];
         if link.loss > 0.0 && self.loss_rng.gen::<f64>() < link.loss {
             link.random_drops += 1;
-            return None;
+            return false;
         }
         if let Some(pr) = link.price.as_deref_mut() {
             // Every arrival counts towards the link's input rate; an
@@ -963,28 +965,34 @@ impl Simulation {
                     if !p.cross {
                         self.flows[p.flow as usize].drops += 1;
                     }
-                    return None;
+                    return false;
                 }
             }
         }
-        let link = &mut self.links[l];
-        Some(if link.channels.is_some() {
-            link.accept_channels(now, p)
-        } else {
-            link.accept(now, p)
-        })
+        if self.links[l].channels.is_some() {
+            // A multi-channel link queues the packet here, so that the
+            // single-channel links' arrivals pay nothing for it.
+            let accepted = self.links[l].accept_channels(now, p);
+            self.enqueue_tail(l, p, accepted);
+            return false;
+        }
+        true
     }
 
     fn enqueue(&mut self, l: usize, mut p: SimPacket) {
         let now = self.now;
-        let accepted = if self.links[l].slow_in {
-            match self.arrive_slow(l, &mut p) {
-                Some(a) => a,
-                None => return,
-            }
-        } else {
-            self.links[l].accept(now, &p)
-        };
+        if self.links[l].slow_in && !self.arrive_slow(l, &mut p) {
+            return;
+        }
+        let accepted = self.links[l].accept(now, &p);
+        self.enqueue_tail(l, &p, accepted);
+    }
+
+    /// The rest of [`Self::enqueue`] once the buffer has decided: counts,
+    /// and the packet onto the link's pipe (or, at its last hop, onto the
+    /// flow's return path).
+    #[inline(always)]
+    fn enqueue_tail(&mut self, l: usize, p: &SimPacket, accepted: Option<Time>) {
         let link = &mut self.links[l];
         if p.cross {
             if accepted.is_some() {
@@ -1015,7 +1023,7 @@ impl Simulation {
             }
             let link = &mut self.links[l];
             let was_empty = link.pipe.is_empty();
-            link.pipe.push_back((arrive, p));
+            link.pipe.push_back((arrive, *p));
             if was_empty {
                 self.push(arrive, Kind::PipeArrive, l as u32);
             }

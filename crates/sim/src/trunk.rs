@@ -40,14 +40,17 @@ pub(crate) struct Channels {
     pub free: Vec<Time>,
     /// Transmission time accepted on each channel, ns.
     pub busy_ns: Vec<u64>,
+    /// The buffer's limit in bytes (`u64::MAX`: limited in packets).
+    pub limit_bytes: u64,
 }
 
 impl Channels {
-    /// `k` idle channels.
-    pub fn new(k: u32) -> Self {
+    /// `k` idle channels sharing a buffer of `limit_bytes` bytes.
+    pub fn new(k: u32, limit_bytes: u64) -> Self {
         Channels {
             free: vec![0; k as usize],
             busy_ns: vec![0; k as usize],
+            limit_bytes,
         }
     }
 
@@ -86,7 +89,7 @@ mod tests {
 
     #[test]
     fn earliest_prefers_the_first_of_equals_and_booking_moves_it() {
-        let mut c = Channels::new(3);
+        let mut c = Channels::new(3, u64::MAX);
         assert_eq!(c.earliest(), (0, 0));
         assert_eq!(c.book(0, 5, 10), 15);
         assert_eq!(c.earliest(), (1, 0));
