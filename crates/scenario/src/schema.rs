@@ -1025,6 +1025,9 @@ pub(crate) fn build(
         .filter(|k| !["bottleneck", "links", "trunk"].contains(k) || *k == own)
         .collect();
     topo.check_keys(&allowed, |k| match (k, kind) {
+        ("links", "dumbbell") => Some(
+            "a dumbbell has one [topology.bottleneck]; use kind = \"parking-lot\" for a chain of [[topology.links]]".into(),
+        ),
         ("links", _) => Some("a chain of [[topology.links]] needs kind = \"parking-lot\"".into()),
         ("bottleneck", "parking-lot") => {
             Some("a parking lot lists its links as [[topology.links]] entries".into())
