@@ -22,4 +22,5 @@
 pub mod buffer;
 pub mod fast;
 pub mod marking;
+mod options;
 pub mod red_equilibrium;

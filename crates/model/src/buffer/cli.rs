@@ -61,48 +61,19 @@ struct Opts {
 
 impl Opts {
     fn parse(words: &[String], allowed: &[&str]) -> Result<Opts, String> {
-        let mut o = Opts {
-            vals: Vec::new(),
-            csv: false,
-            json: false,
+        let w = crate::options::parse(
+            words,
+            &["csv", "json"],
+            allowed,
+            &[],
+            "this command",
+            " (options are --name value)",
+        )?;
+        let o = Opts {
+            csv: w.flag("csv"),
+            json: w.flag("json"),
+            vals: w.vals,
         };
-        let mut i = 0;
-        while i < words.len() {
-            let w = &words[i];
-            i += 1;
-            match w.as_str() {
-                "--csv" => o.csv = true,
-                "--json" => o.json = true,
-                _ => {
-                    let Some(key) = w.strip_prefix("--") else {
-                        return Err(format!(
-                            "unexpected argument \"{w}\" (options are --name value)"
-                        ));
-                    };
-                    let (key, val) = match key.split_once('=') {
-                        Some((k, v)) => (k.to_string(), v.to_string()),
-                        None => {
-                            let v = words
-                                .get(i)
-                                .ok_or_else(|| format!("--{key} needs a value"))?;
-                            i += 1;
-                            (key.to_string(), v.clone())
-                        }
-                    };
-                    if !allowed.contains(&key.as_str()) {
-                        return Err(format!(
-                            "unknown option --{key}; this command takes: {}",
-                            allowed
-                                .iter()
-                                .map(|a| format!("--{a}"))
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ));
-                    }
-                    o.vals.push((key, val));
-                }
-            }
-        }
         if o.csv && o.json {
             return Err("--csv and --json: choose one".into());
         }

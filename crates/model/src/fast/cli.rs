@@ -44,41 +44,16 @@ struct Args {
 
 impl Args {
     fn parse(words: &[String], allowed: &[&str]) -> Result<Args, String> {
-        let mut vals = Vec::new();
-        let mut json = false;
-        let mut i = 0;
-        while i < words.len() {
-            let w = &words[i];
-            if w == "--json" {
-                json = true;
-                i += 1;
-                continue;
-            }
-            let Some(key) = w.strip_prefix("--") else {
-                return Err(format!("unexpected argument \"{w}\"\n\n{USAGE}"));
-            };
-            let (key, val) = match key.split_once('=') {
-                Some((k, v)) => (k.to_string(), v.to_string()),
-                None => {
-                    let v = words
-                        .get(i + 1)
-                        .ok_or_else(|| format!("--{key} needs a value"))?;
-                    i += 1;
-                    (key.to_string(), v.clone())
-                }
-            };
-            if !allowed.contains(&key.as_str())
-                && !["capacity", "rate-bps", "packet-bytes"].contains(&key.as_str())
-            {
-                return Err(format!(
-                    "unknown option --{key}; this model takes: {}",
-                    allowed
-                        .iter()
-                        .map(|a| format!("--{a}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ));
-            }
+        let o = crate::options::parse(
+            words,
+            &["json"],
+            allowed,
+            &["capacity", "rate-bps", "packet-bytes"],
+            "this model",
+            &format!("\n\n{USAGE}"),
+        )?;
+        let mut vals = Vec::with_capacity(o.vals.len());
+        for (key, val) in o.vals {
             let v: f64 = val
                 .parse()
                 .map_err(|_| format!("--{key}: \"{val}\" is not a number"))?;
@@ -86,9 +61,11 @@ impl Args {
                 return Err(format!("--{key}: must be finite"));
             }
             vals.push((key, v));
-            i += 1;
         }
-        Ok(Args { vals, json })
+        Ok(Args {
+            vals,
+            json: o.flags.contains(&"json"),
+        })
     }
 
     fn get(&self, k: &str, default: f64) -> f64 {

@@ -30,44 +30,16 @@ struct Opts {
 
 impl Opts {
     fn parse(words: &[String], allowed: &[&str]) -> Result<Opts, String> {
-        let mut vals = Vec::new();
-        let mut csv = false;
-        let mut i = 0;
-        while i < words.len() {
-            let w = &words[i];
-            i += 1;
-            if w == "--csv" {
-                csv = true;
-                continue;
-            }
-            let Some(key) = w.strip_prefix("--") else {
-                return Err(format!(
-                    "unexpected argument \"{w}\" (see dropless model marking --help)"
-                ));
-            };
-            let (key, val) = match key.split_once('=') {
-                Some((k, v)) => (k.to_string(), v.to_string()),
-                None => {
-                    let v = words
-                        .get(i)
-                        .ok_or_else(|| format!("--{key} needs a value"))?;
-                    i += 1;
-                    (key.to_string(), v.clone())
-                }
-            };
-            if !allowed.contains(&key.as_str()) {
-                return Err(format!(
-                    "unknown option --{key}; this study takes: {}",
-                    allowed
-                        .iter()
-                        .map(|a| format!("--{a}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ));
-            }
-            vals.push((key, val));
-        }
-        Ok(Opts { vals, csv })
+        let o = crate::options::parse(
+            words,
+            &["csv"],
+            allowed,
+            &[],
+            "this study",
+            " (see dropless model marking --help)",
+        )?;
+        let csv = o.flag("csv");
+        Ok(Opts { vals: o.vals, csv })
     }
 
     fn get<'a>(&'a self, k: &str, default: &'a str) -> &'a str {
