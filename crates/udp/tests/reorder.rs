@@ -52,7 +52,10 @@ fn reordering_is_not_loss_under_rack() {
     // multiplier's growth takes a few round trips here. Retransmissions
     // are not bounded: a loaded machine that stalls a process for longer
     // than the window makes RACK's timer declare the flight lost.)
-    assert!(dup.congestion_events > 50, "{}", dup.congestion_events);
+    // How many reorderings loopback turns into dupthresh losses depends on
+    // the machine's load (85 idle; 25 in a CI run beside two builds), so
+    // only enough of them to compare is required.
+    assert!(dup.congestion_events >= 10, "{}", dup.congestion_events);
     assert!(
         rack.congestion_events * 5 <= dup.congestion_events,
         "{} against {}",
