@@ -69,6 +69,19 @@ pub(crate) fn parse(
     Ok(out)
 }
 
+/// Width of each column of a text table: its longest cell or header.
+pub(crate) fn column_widths(header: &[&str], rows: &[Vec<String>]) -> Vec<usize> {
+    (0..header.len())
+        .map(|c| {
+            rows.iter()
+                .map(|r| r[c].len())
+                .chain([header[c].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::parse;

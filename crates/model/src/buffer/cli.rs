@@ -287,15 +287,7 @@ fn render(o: &Opts, title: &str, header: &[&str], rows: &[Vec<String>], json: Va
         }
         return s;
     }
-    let w: Vec<usize> = (0..header.len())
-        .map(|c| {
-            rows.iter()
-                .map(|r| r[c].len())
-                .chain([header[c].len()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
+    let w = crate::options::column_widths(header, rows);
     let line = |cells: Vec<&str>| {
         cells
             .iter()

@@ -104,15 +104,7 @@ fn table(csv: bool, header: &[&str], rows: &[Vec<String>]) -> String {
             let _ = writeln!(s, "{}", r.join(","));
         }
     } else {
-        let w: Vec<usize> = (0..header.len())
-            .map(|c| {
-                rows.iter()
-                    .map(|r| r[c].len())
-                    .chain([header[c].len()])
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
+        let w = crate::options::column_widths(header, rows);
         let line = |cells: Vec<&str>| {
             cells
                 .iter()
