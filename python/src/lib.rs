@@ -53,30 +53,16 @@ fn source<'a>(kind: &str, text: &'a str, label: &'a str) -> PyResult<Source<'a>>
 fn table<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyList>> {
     let out = PyList::empty(py);
     for (name, c) in t.names.iter().zip(&t.columns) {
-        let item: (String, &str, Py<PyAny>) = match c {
-            Column::Float(v) => (
-                name.clone(),
-                "f8",
-                PyBytes::new(py, &le_bytes(v.iter().map(|x| x.to_le_bytes())))
-                    .into_any()
-                    .unbind(),
-            ),
-            Column::Int(v) => (
-                name.clone(),
-                "i8",
-                PyBytes::new(py, &le_bytes(v.iter().map(|x| x.to_le_bytes())))
-                    .into_any()
-                    .unbind(),
-            ),
-            Column::UInt(v) => (
-                name.clone(),
-                "u8",
-                PyBytes::new(py, &le_bytes(v.iter().map(|x| x.to_le_bytes())))
-                    .into_any()
-                    .unbind(),
-            ),
-            Column::Str(v) => (name.clone(), "str", PyList::new(py, v)?.into_any().unbind()),
+        let (dtype, bytes) = match c {
+            Column::Float(v) => ("f8", le_bytes(v.iter().map(|x| x.to_le_bytes()))),
+            Column::Int(v) => ("i8", le_bytes(v.iter().map(|x| x.to_le_bytes()))),
+            Column::UInt(v) => ("u8", le_bytes(v.iter().map(|x| x.to_le_bytes()))),
+            Column::Str(v) => {
+                out.append((name.clone(), "str", PyList::new(py, v)?))?;
+                continue;
+            }
         };
+        let item = (name.clone(), dtype, PyBytes::new(py, &bytes));
         out.append(item)?;
     }
     Ok(out)
