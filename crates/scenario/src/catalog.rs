@@ -190,6 +190,11 @@ pub const TRUNK_KEYS: &[KeyDoc] = &[
         "1bdp (of an input link)",
         "buffer of each input link: the edge router's queue in front of the switch",
     ),
+    k(
+        "access_buffer",
+        "unbounded",
+        "buffer of each sender's access link (packets, bytes or Xbdp of an access link at bdp_rtt); bounded, a flow the access link limits loses there instead of queueing without end",
+    ),
 ];
 
 /// Keys of a `[[flows]]` entry.

@@ -311,6 +311,8 @@ struct RawTrunk {
     input_rate_bps: f64,
     /// Buffer of each input link as written (`None`: one BDP of an input link).
     input_buffer: Option<BufferSize>,
+    /// Buffer of each access link as written (`None`: unbounded).
+    access_buffer: Option<BufferSize>,
 }
 
 /// Reads `[topology.trunk]`: a link's keys plus the trunk's own.
@@ -390,6 +392,7 @@ fn read_trunk(ctx: &Ctx, v: &Value, path: &str) -> R<(RawLink, RawTrunk)> {
     let mut link = read_link(ctx, &Value::Table(rest), path)?;
     let input_rate_bps = o.rate("input_rate")?.unwrap_or(link.rate_bps);
     let input_buffer = o.unit("input_buffer", units::parse_buffer, None, "1bdp")?;
+    let access_buffer = o.unit("access_buffer", units::parse_buffer, None, "100pkt")?;
     if link.queue != QueueKind::DropTail || link.price != PriceKind::None {
         return Err(ctx.err(
             &join(path, "queue"),
@@ -406,6 +409,7 @@ fn read_trunk(ctx: &Ctx, v: &Value, path: &str) -> R<(RawLink, RawTrunk)> {
             inputs,
             input_rate_bps,
             input_buffer,
+            access_buffer,
         },
     ))
 }
@@ -1220,13 +1224,24 @@ pub(crate) fn build(
         let bdp_pkts = group_rate * dropless_cc::secs(ref_rtt) / (8.0 * wire as f64);
         // Memory: a link holds up to its BDP of the longest flow in flight.
         let max_rtt = crossing.iter().map(|&i| rtts[i]).max().unwrap_or(0);
-        let inflight = group_rate * dropless_cc::secs(max_rtt) / (8.0 * wire as f64);
+        let link_bound = group_rate * dropless_cc::secs(max_rtt) / (8.0 * wire as f64);
+        // ... and never more than the flows' access links can put in flight.
+        let access_bound = access_rate_bps.map_or(f64::INFINITY, |a| {
+            crossing
+                .iter()
+                .map(|&i| {
+                    raw_flows[i].count as f64 * a * dropless_cc::secs(rtts[i])
+                        / (8.0 * (raw_flows[i].mss + raw_flows[i].header).max(1) as f64)
+                })
+                .sum()
+        });
+        let inflight = link_bound.min(access_bound);
         if inflight > MAX_BDP_PKTS {
             return Err(ctx.err(
                 &join(&rl.path, "rate"),
                 Some(format!("\"{}\"", units::fmt_rate(rl.rate_bps))),
                 format!(
-                    "a rate x RTT product of at most {} packets in flight (this link with RTT {} holds {:.3e}); the simulator would run out of memory",
+                    "a rate x RTT product of at most {} packets in flight (this link with RTT {} and its flows' access links hold {:.3e}); the simulator would run out of memory",
                     MAX_BDP_PKTS,
                     units::fmt_time(max_rtt),
                     inflight
@@ -1429,19 +1444,30 @@ pub(crate) fn build(
             let wire = infos.first().map_or(1500, |i| i.wire_size);
             let bdp = t.input_rate_bps * dropless_cc::secs(ref_rtt) / (8.0 * wire as f64);
             let pkts = |x: f64| (x.round() as u64).clamp(1, MAX_BUFFER_PKTS);
-            let input_buffer = match t.input_buffer {
-                None => Buffer::Packets(pkts(bdp)),
-                Some(BufferSize::Packets(n)) => Buffer::Packets(n.clamp(1, MAX_BUFFER_PKTS)),
-                Some(BufferSize::Bytes(b)) => Buffer::Bytes(b.max(wire as u64)),
-                Some(BufferSize::Bdp(x)) => Buffer::Packets(pkts(x * bdp)),
+            let sized = |b: BufferSize, bdp: f64| match b {
+                BufferSize::Packets(n) => Buffer::Packets(n.clamp(1, MAX_BUFFER_PKTS)),
+                BufferSize::Bytes(b) => Buffer::Bytes(b.max(wire as u64)),
+                BufferSize::Bdp(x) => Buffer::Packets(pkts(x * bdp)),
             };
-            Topology::Trunk {
+            let input_buffer = t
+                .input_buffer
+                .map_or(Buffer::Packets(pkts(bdp)), |b| sized(b, bdp));
+            let mut topology = Topology::Trunk {
                 groups: links,
                 inputs: t.inputs,
                 input_rate_bps: t.input_rate_bps,
                 input_buffer,
                 access_rate_bps,
+                access_buffer: None,
+            };
+            // Each access link's buffer: unbounded unless written; a BDP is
+            // the access link's at the reference RTT.
+            let access_bdp =
+                topology.access_rate_bps() * dropless_cc::secs(ref_rtt) / (8.0 * wire as f64);
+            if let Topology::Trunk { access_buffer, .. } = &mut topology {
+                *access_buffer = t.access_buffer.map(|b| sized(b, access_bdp));
             }
+            topology
         } else if parking {
             Topology::ParkingLot {
                 links,

@@ -113,9 +113,65 @@ fn impossible_trunks_are_one_line_errors() {
         ),
         (&["topology.trunk.queue=red"][..], "a drop-tail trunk"),
         (&["flows[0].path=0"][..], "no path on a trunk"),
+        (
+            &["topology.trunk.access_buffer=-3pkt"][..],
+            "topology.trunk.access_buffer",
+        ),
     ] {
         let e = err(sets);
         assert!(e.contains(want), "{sets:?}: {e}");
         assert!(!e.contains('\n'), "{e}");
     }
+}
+
+#[test]
+fn access_buffers_are_unbounded_unless_written() {
+    let s = from_str(TRUNK, "t.toml", &[]).expect("valid");
+    let Topology::Trunk { access_buffer, .. } = &s.config.topology else {
+        panic!("a trunk");
+    };
+    assert_eq!(*access_buffer, None);
+    let s = from_str(
+        TRUNK,
+        "t.toml",
+        &["topology.trunk.access_buffer=50pkt".into()],
+    )
+    .expect("valid");
+    let Topology::Trunk { access_buffer, .. } = &s.config.topology else {
+        panic!("a trunk");
+    };
+    assert_eq!(*access_buffer, Some(dropless_sim::Buffer::Packets(50)));
+    // 1 BDP of a 100 Mb/s access link at the reference RTT (100 ms,
+    // 1500-byte packets): 833.3 packets.
+    let s = from_str(
+        TRUNK,
+        "t.toml",
+        &["topology.trunk.access_buffer=1bdp".into()],
+    )
+    .expect("valid");
+    let Topology::Trunk { access_buffer, .. } = &s.config.topology else {
+        panic!("a trunk");
+    };
+    assert_eq!(*access_buffer, Some(dropless_sim::Buffer::Packets(833)));
+}
+
+#[test]
+fn the_memory_check_counts_what_the_access_links_can_send() {
+    // 16 x 40 Gb/s x 200 ms is 1.07e7 packets of 1500 bytes, over the
+    // 1e7 limit; 100 flows of 100 Mb/s access hold 1667 packets each.
+    let s = from_str(TRUNK, "t.toml", &["flows[0].rtt=200ms".into()]);
+    assert!(s.is_ok(), "{:?}", s.err().map(|e| e.to_string()));
+    let e = match from_str(
+        TRUNK,
+        "t.toml",
+        &[
+            "flows[0].rtt=200ms".into(),
+            "topology.access_rate=100Tbps".into(),
+        ],
+    ) {
+        Ok(_) => panic!("accepted"),
+        Err(e) => e.to_string(),
+    };
+    assert!(e.contains("topology.trunk.rate"), "{e}");
+    assert!(e.contains("packets in flight"), "{e}");
 }

@@ -107,6 +107,10 @@ pub enum Topology {
         input_buffer: Buffer,
         /// Rate of each sender's access link, bits/s (`None`: 10× a channel).
         access_rate_bps: Option<f64>,
+        /// Buffer of each sender's access link (`None`: unbounded, as in the
+        /// other topologies). Bounded, a flow its access link limits loses
+        /// packets there instead of growing its window into the queue.
+        access_buffer: Option<Buffer>,
     },
 }
 

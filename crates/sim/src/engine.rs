@@ -608,6 +608,13 @@ impl Simulation {
             _ => 0,
         };
         let access_rate = cfg.topology.access_rate_bps();
+        let access_buffer = match &cfg.topology {
+            Topology::Trunk {
+                access_buffer: Some(b),
+                ..
+            } => *b,
+            _ => Buffer::Packets(u64::MAX),
+        };
         let mut flows = Vec::with_capacity(cfg.flows.len());
         let mut hosts: Vec<Host> = Vec::new();
         for (i, fs) in cfg.flows.iter().enumerate() {
@@ -650,12 +657,7 @@ impl Simulation {
             let access_delay = extra / 2;
             let ack_delay = rtt - access_delay - one_way;
             let access = links.len();
-            links.push(Link::new(
-                access_rate,
-                access_delay,
-                Buffer::Packets(u64::MAX),
-                0.0,
-            ));
+            links.push(Link::new(access_rate, access_delay, access_buffer, 0.0));
             let mut route = [0u32; MAX_HOPS];
             route[0] = access as u32;
             // A trunk flow enters on its input link first (flow i on input i mod M).

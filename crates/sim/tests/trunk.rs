@@ -29,6 +29,7 @@ fn poisson_into(k: u32, buffer: u64, load_erlangs: f64, seed: u64) -> dropless_s
             input_rate_bps: rate,
             input_buffer: Buffer::Packets(u64::MAX),
             access_rate_bps: None,
+            access_buffer: None,
         },
         flows: vec![],
         cross: vec![CrossSpec {
@@ -104,6 +105,7 @@ fn tcp_over_trunk(groups: Vec<LinkSpec>, inputs: u32, flows: usize) -> dropless_
             input_rate_bps: 1e9,
             input_buffer: Buffer::Packets(u64::MAX),
             access_rate_bps: Some(100e6),
+            access_buffer: None,
         },
         flows: fs,
         cross: vec![],
@@ -154,6 +156,7 @@ fn bad_trunks_are_refused() {
             input_rate_bps: 1e9,
             input_buffer: Buffer::Packets(u64::MAX),
             access_rate_bps: None,
+            access_buffer: None,
         },
         flows: vec![],
         cross: vec![],
@@ -168,7 +171,72 @@ fn bad_trunks_are_refused() {
         input_rate_bps: 1e9,
         input_buffer: Buffer::Packets(u64::MAX),
         access_rate_bps: None,
+        access_buffer: None,
     };
     let e = Simulation::new(cfg).err().expect("M = 0 refused");
     assert_eq!(e.field, "topology.inputs");
+}
+
+/// One NewReno flow whose 10 Mb/s access link is its bottleneck, into an
+/// idle 1 Gb/s trunk, with the access link's buffer as given.
+fn access_limited(access_buffer: Option<Buffer>) -> dropless_sim::SimResult {
+    let mut f = FlowSpec::bulk("newreno", 100 * MILLISECOND);
+    f.mss = 1000;
+    let cfg = SimConfig {
+        seed: 1,
+        duration: 20 * SECOND,
+        topology: Topology::Trunk {
+            groups: vec![trunk(2, 100, 1e9)],
+            inputs: 2,
+            input_rate_bps: 1e9,
+            input_buffer: Buffer::Packets(1000),
+            access_rate_bps: Some(10e6),
+            access_buffer,
+        },
+        flows: vec![f],
+        cross: vec![],
+        sample_interval: 0,
+        flow_series: false,
+    };
+    Simulation::new(cfg).expect("valid").run()
+}
+
+#[test]
+fn a_bounded_access_buffer_drops_where_an_unbounded_one_queues() {
+    // Unbounded: the window grows into the access queue, nothing is lost
+    // after slow start, and the RTT grows far beyond the base 100 ms.
+    let open = access_limited(None);
+    // Bounded at 20 packets: the access link drops; the trunk never does.
+    // A window cycles between about 70 and 140 packets (BDP 120 + 20), 70
+    // round trips or about 8 s: slow start's loss and two or three more.
+    let bounded = access_limited(Some(Buffer::Packets(20)));
+    assert_eq!(bounded.links[0].drops, 0);
+    assert!(
+        bounded.flows[0].congestion_events >= 3,
+        "{}",
+        bounded.flows[0].congestion_events
+    );
+    assert!(
+        open.flows[0].congestion_events < bounded.flows[0].congestion_events,
+        "{} against {}",
+        open.flows[0].congestion_events,
+        bounded.flows[0].congestion_events
+    );
+    // Unbounded, the flow fills its access link (10 Mb/s of 1040-byte
+    // packets, 9.6 Mb/s of payload); bounded at a sixth of the BDP, the
+    // sawtooth leaves it idle part of the time.
+    let (o, b) = (
+        open.flows[0].throughput_bps,
+        bounded.flows[0].throughput_bps,
+    );
+    assert!(o > 9e6, "{o}");
+    assert!(b > 6e6 && b < o, "{b} against {o}");
+    // The queue the bounded flow keeps is at most 20 packets deep: its
+    // mean RTT stays under 100 ms + 20 packet times (16 ms) + slack.
+    assert!(
+        bounded.flows[0].mean_rtt_s < 0.125,
+        "{}",
+        bounded.flows[0].mean_rtt_s
+    );
+    assert!(open.flows[0].mean_rtt_s > bounded.flows[0].mean_rtt_s);
 }
