@@ -10,20 +10,20 @@ use std::process::Command;
 use std::time::Instant;
 
 use dropless_cc::{Time, MILLISECOND, SECOND};
-use dropless_sim::{derive_seed, Buffer, FlowSpec, LinkSpec, SimConfig, Simulation, Topology};
+use dropless_sim::{Buffer, FlowSpec, LinkSpec, SimConfig, Simulation, Topology};
 use serde_json::{json, Value};
 
 use crate::Failure;
 
 /// Help shown after `dropless bench --help`.
 pub const BENCH_HELP: &str = "\
-Cases (10 simulated seconds each; 1500-byte packets; buffer 1 BDP; 20 ms RTT):
-  A  100 NewReno flows, 10 Gb/s
-  B  1,000 NewReno flows, 10 Gb/s
-  C  10,000 NewReno flows, 100 Gb/s
-  D  6,400 paced NewReno flows over 16 x 40 Gb/s wavelengths. Stand-in until a
-     trunk model exists: 16 independent 40 Gb/s dumbbells of 400 flows each,
-     simulated on --threads threads (the wavelengths do not interact)
+Cases (10 simulated seconds each):
+  A  100 NewReno flows, 10 Gb/s          } dumbbells: 1500-byte packets,
+  B  1,000 NewReno flows, 10 Gb/s        } buffer 1 BDP, 20 ms RTT
+  C  10,000 NewReno flows, 100 Gb/s      }
+  D  a DWDM trunk of 16 x 40 Gb/s channels (full conversion, 16 buffer
+     slots), 64 input links, 6,400 paced NewReno flows over 100 Mb/s access,
+     RTTs 64-176 ms: scenarios/large/core-trunk.toml (thesis ch. 3, Fig 3.11)
 
 Every run is a fresh child process, so peak memory (VmHWM) is per case. The
 table shows medians over --runs runs: simulated data packets and events per
@@ -34,6 +34,9 @@ Examples:
   dropless bench --cases A,B
   dropless bench --cases C,D --runs 1 --json bench.json
   dropless bench --cases A --runs 1 --scale 0.01      a quick smoke test";
+
+/// Case D's scenario (also a user-facing example).
+pub const CORE_TRUNK: &str = include_str!("../../../scenarios/large/core-trunk.toml");
 
 /// Arguments of `dropless bench`.
 #[derive(clap::Args, Debug)]
@@ -50,9 +53,6 @@ pub struct BenchArgs {
     /// Multiply every simulated duration by this factor (0.01: 0.1 s instead of 10 s)
     #[arg(long, default_value_t = 1.0, value_parser = parse_scale)]
     pub scale: f64,
-    /// Threads for case D's independent wavelengths
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=1024))]
-    pub threads: u32,
 }
 
 /// Arguments of the hidden `dropless bench-one` (one run, in a child process).
@@ -64,9 +64,6 @@ pub struct BenchOneArgs {
     /// Duration factor, as for `bench`
     #[arg(long, default_value_t = 1.0, value_parser = parse_scale)]
     pub scale: f64,
-    /// Threads for case D
-    #[arg(long, default_value_t = 2)]
-    pub threads: u32,
 }
 
 fn parse_scale(s: &str) -> Result<f64, String> {
@@ -88,7 +85,7 @@ pub enum Case {
     B,
     /// 10,000 NewReno flows, 100 Gb/s, 20 ms.
     C,
-    /// 6,400 paced NewReno flows on 16 × 40 Gb/s links (16 simulations).
+    /// 6,400 paced NewReno flows into a 16 × 40 Gb/s DWDM trunk.
     D,
 }
 
@@ -106,16 +103,16 @@ impl Case {
             Case::A => "100 NewReno, 10 Gb/s",
             Case::B => "1,000 NewReno, 10 Gb/s",
             Case::C => "10,000 NewReno, 100 Gb/s",
-            Case::D => "6,400 paced NewReno, 16 x 40 Gb/s (16 sims)",
+            Case::D => "6,400 paced NewReno, 16 x 40 Gb/s trunk",
         }
     }
-    /// (simulations, flows per simulation, link rate, paced).
-    fn shape(self) -> (usize, usize, f64, bool) {
+    /// (flows, link rate) of the dumbbell cases A-C.
+    fn shape(self) -> (usize, f64) {
         match self {
-            Case::A => (1, 100, 10e9, false),
-            Case::B => (1, 1000, 10e9, false),
-            Case::C => (1, 10_000, 100e9, false),
-            Case::D => (16, 400, 40e9, true),
+            Case::A => (100, 10e9),
+            Case::B => (1000, 10e9),
+            Case::C => (10_000, 100e9),
+            Case::D => (6400, 640e9),
         }
     }
 }
@@ -124,27 +121,31 @@ impl Case {
 const RTT: Time = 20 * MILLISECOND;
 /// Simulated duration of every case at `--scale 1`.
 const DURATION: Time = 10 * SECOND;
-/// Seed of every case (case D's wavelength `w` uses `derive_seed(SEED, w)`).
+/// Seed of every case.
 const SEED: u64 = 1;
 
-/// The configuration of one simulation of a case: a dumbbell of `flows`
-/// bulk flows with a 1-BDP drop-tail buffer, 20 ms RTT, no time series.
-pub fn config(case: Case, index: usize, scale: f64) -> SimConfig {
-    let (sims, flows, rate, paced) = case.shape();
+/// The configuration of a case: for A-C a dumbbell of bulk NewReno flows
+/// with a 1-BDP drop-tail buffer, 20 ms RTT, no time series; for D the
+/// scenario [`CORE_TRUNK`] without time series.
+pub fn config(case: Case, scale: f64) -> Result<SimConfig, Failure> {
+    let duration = ((DURATION as f64 * scale).round() as Time).max(1);
+    if case == Case::D {
+        let sets = [format!("duration={duration}ns")];
+        let s = dropless_scenario::from_str(CORE_TRUNK, "scenarios/large/core-trunk.toml", &sets)
+            .map_err(|e| Failure::Run(e.to_string()))?;
+        // No time series, as in A-C.
+        return Ok(SimConfig {
+            sample_interval: 0,
+            ..s.config
+        });
+    }
+    let (flows, rate) = case.shape();
     let wire = 1500.0;
     let bdp = (rate * (RTT as f64 / 1e9) / 8.0 / wire).round() as u64;
-    let flow = if paced {
-        FlowSpec::bulk("newreno", RTT).param("paced", 1.0)
-    } else {
-        FlowSpec::bulk("newreno", RTT)
-    };
-    SimConfig {
-        seed: if sims == 1 {
-            SEED
-        } else {
-            derive_seed(SEED, index as u64)
-        },
-        duration: ((DURATION as f64 * scale).round() as Time).max(1),
+    let flow = FlowSpec::bulk("newreno", RTT);
+    Ok(SimConfig {
+        seed: SEED,
+        duration,
         topology: Topology::Dumbbell {
             bottleneck: LinkSpec::new(rate, RTT / 2, Buffer::Packets(bdp)),
             access_rate_bps: None,
@@ -153,7 +154,7 @@ pub fn config(case: Case, index: usize, scale: f64) -> SimConfig {
         cross: vec![],
         sample_interval: 0,
         flow_series: false,
-    }
+    })
 }
 
 /// Peak resident set size of this process in bytes (`VmHWM`), if known.
@@ -166,73 +167,26 @@ fn peak_rss() -> Option<u64> {
 
 /// `dropless bench-one`: simulates one case once and prints one JSON line.
 pub fn bench_one(a: &BenchOneArgs) -> Result<(), Failure> {
-    let (sims, flows, _, _) = a.case.shape();
-    let configs: Vec<SimConfig> = (0..sims).map(|i| config(a.case, i, a.scale)).collect();
+    let (flows, _) = a.case.shape();
+    let cfg = config(a.case, a.scale)?;
     let t0 = Instant::now();
-    // (data packets, events, mean utilization) per simulation.
-    let results: Vec<(u64, u64, f64)> = if sims == 1 {
-        let cfg = configs.into_iter().next().expect("one simulation");
-        vec![simulate(cfg)?]
-    } else {
-        run_parallel(configs, a.threads.max(1) as usize)?
-    };
+    let sim =
+        Simulation::new(cfg).map_err(|e| Failure::Run(format!("{}: {}", e.field, e.message)))?;
+    let r = sim.run();
     let wall = t0.elapsed().as_secs_f64();
-    let packets: u64 = results.iter().map(|r| r.0).sum();
-    let events: u64 = results.iter().map(|r| r.1).sum();
-    let util = results.iter().map(|r| r.2).sum::<f64>() / results.len() as f64;
+    let util = r.links.first().map_or(0.0, |l| l.utilization);
     let line = json!({
         "case": a.case.name(),
-        "simulations": sims,
-        "flows": sims * flows,
+        "flows": flows,
         "simulated_s": DURATION as f64 * a.scale / 1e9,
         "wall_s": wall,
-        "data_packets": packets,
-        "events": events,
+        "data_packets": r.data_packets,
+        "events": r.events,
         "utilization": util,
         "peak_rss_bytes": peak_rss(),
     });
     println!("{line}");
     Ok(())
-}
-
-fn simulate(cfg: SimConfig) -> Result<(u64, u64, f64), Failure> {
-    let sim =
-        Simulation::new(cfg).map_err(|e| Failure::Run(format!("{}: {}", e.field, e.message)))?;
-    let r = sim.run();
-    let util = r.links.first().map_or(0.0, |l| l.utilization);
-    Ok((r.data_packets, r.events, util))
-}
-
-/// Data packets, events and bottleneck utilization of one simulation.
-type Outcome = (u64, u64, f64);
-
-/// Runs independent simulations on `threads` threads (a shared work queue);
-/// results come back in configuration order.
-fn run_parallel(configs: Vec<SimConfig>, threads: usize) -> Result<Vec<(u64, u64, f64)>, Failure> {
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Mutex;
-    let next = AtomicUsize::new(0);
-    let n = configs.len();
-    let slots: Mutex<Vec<Option<Result<Outcome, Failure>>>> =
-        Mutex::new((0..n).map(|_| None).collect());
-    std::thread::scope(|sc| {
-        for _ in 0..threads.min(n) {
-            sc.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed);
-                if i >= n {
-                    break;
-                }
-                let r = simulate(configs[i].clone());
-                slots.lock().expect("no panics while locked")[i] = Some(r);
-            });
-        }
-    });
-    slots
-        .into_inner()
-        .expect("no panics while locked")
-        .into_iter()
-        .map(|r| r.expect("every simulation ran"))
-        .collect()
 }
 
 /// One run as reported by a child process.
@@ -266,8 +220,6 @@ fn spawn_one(case: Case, a: &BenchArgs) -> Result<RunStats, Failure> {
         .arg(case.name())
         .arg("--scale")
         .arg(a.scale.to_string())
-        .arg("--threads")
-        .arg(a.threads.to_string())
         .output()
         .map_err(|e| Failure::Run(format!("cannot start a benchmark run: {e}")))?;
     if !out.status.success() {
@@ -309,12 +261,6 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
         DURATION as f64 * a.scale / 1e9,
         if a.scale == 1.0 { "" } else { " (--scale)" },
     );
-    if cases.contains(&Case::D) {
-        println!(
-            "case D stand-in: 16 independent 40 Gb/s dumbbells x 400 paced NewReno flows on {} thread(s); rates are totals over all threads",
-            a.threads
-        );
-    }
     let header = format!(
         "{:<4} {:<46} {:>6} {:>10} {:>10} {:>12} {:>9} {:>10} {:>10} {:>6}",
         "case",
@@ -347,8 +293,7 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
             );
             runs.push(r);
         }
-        let (sims, per, _, _) = case.shape();
-        let flows = sims * per;
+        let (flows, _) = case.shape();
         let pps = median(
             runs.iter()
                 .map(|r| r.data_packets as f64 / r.wall_s)
@@ -397,7 +342,6 @@ pub fn bench(a: &BenchArgs) -> Result<(), Failure> {
         let v = json!({
             "dropless_version": env!("CARGO_PKG_VERSION"),
             "scale": a.scale,
-            "threads": a.threads,
             "cases": report,
         });
         let text = serde_json::to_string_pretty(&v).expect("JSON value") + "\n";

@@ -118,9 +118,21 @@ fn check_svg(p: &Path) {
     );
 }
 
+/// `scenarios/large/`: examples that take minutes (checked, not run here).
+fn large_scenarios() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("scenarios/large"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    v.sort();
+    assert!(!v.is_empty(), "expected scenarios/large/core-trunk.toml");
+    v
+}
+
 #[test]
 fn every_example_scenario_checks() {
-    for s in scenarios() {
+    for s in scenarios().into_iter().chain(large_scenarios()) {
         let out = dropless(&["check", &rel(&s)]);
         assert!(
             out.status.success(),

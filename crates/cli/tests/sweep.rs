@@ -245,3 +245,30 @@ fn bench_smoke() {
     assert!(m["data_packets"].as_f64().unwrap() > 1000.0, "{j}");
     assert!(m["peak_rss_bytes"].as_f64().unwrap() > 1e6, "{j}");
 }
+
+/// Case D is the real trunk of scenarios/large/core-trunk.toml.
+#[test]
+fn bench_case_d_is_the_core_trunk() {
+    let s = Scratch::new("bench-d");
+    let o = dropless(
+        s.path(),
+        &[
+            "bench", "--cases", "D", "--runs", "1", "--scale", "0.01", "--json", "d.json",
+        ],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("D ") && l.contains("16 x 40 Gb/s trunk") && l.contains("6400")),
+        "{out}"
+    );
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(s.path().join("d.json")).unwrap()).unwrap();
+    let run = &j["cases"][0]["each_run"][0];
+    assert_eq!(run["flows"], 6400, "{j}");
+    // 0.1 s is slow start: some packets, a little of the trunk in use.
+    assert!(run["data_packets"].as_u64().unwrap() > 10_000, "{j}");
+    let u = run["utilization"].as_f64().unwrap();
+    assert!(u > 0.0 && u < 1.0, "{j}");
+}
