@@ -92,7 +92,7 @@ pub fn summary(s: &Scenario, r: &SimResult, wall: f64, files: &[String]) -> Valu
         .iter()
         .map(|l| {
             let info = &s.links[l.id];
-            json!({
+            let mut v = json!({
                 "id": l.id,
                 "path": info.path,
                 "rate_bps": l.rate_bps,
@@ -113,7 +113,11 @@ pub fn summary(s: &Scenario, r: &SimResult, wall: f64, files: &[String]) -> Valu
                 "channels": l.channels,
                 "channel_busy": l.channel_busy,
                 "loss": l.loss,
-            })
+            });
+            if let Some(ia) = &l.interarrival {
+                v["interarrival"] = json!(ia);
+            }
+            v
         })
         .collect();
     let per_wall = |x: f64| if wall > 0.0 { x / wall } else { 0.0 };

@@ -160,6 +160,11 @@ pub const LINK_KEYS: &[KeyDoc] = &[
         "0",
         "probability in [0, 1) that an arriving packet is lost at random",
     ),
+    k(
+        "interarrivals",
+        "off",
+        "record the intervals between packet arrivals (offered packets, dropped or not) from this time on, e.g. \"10s\": summary.json links[i].interarrival (intervals, mean_s, std_s, cv)",
+    ),
 ];
 
 /// Keys of a trunk (`[topology.trunk]`) besides a link's.

@@ -297,6 +297,8 @@ struct RawLink {
     price: PriceKind,
     /// Channels sharing the buffer (a trunk's group); 1 for a link.
     channels: u32,
+    /// Record the intervals between arrivals from this time on.
+    interarrivals_from: Option<Time>,
 }
 
 /// A trunk's own keys, as read.
@@ -571,6 +573,7 @@ fn read_link(ctx: &Ctx, t: &Value, path: &str) -> R<RawLink> {
             _ => return Err(o.bad("loss", v, "a probability in [0, 1), like 0.001")),
         },
     };
+    let interarrivals_from = o.time("interarrivals")?;
     Ok(RawLink {
         path: path.to_string(),
         rate_bps,
@@ -581,6 +584,7 @@ fn read_link(ctx: &Ctx, t: &Value, path: &str) -> R<RawLink> {
         loss,
         price,
         channels: 1,
+        interarrivals_from,
     })
 }
 
@@ -1319,6 +1323,7 @@ pub(crate) fn build(
             loss: rl.loss,
             price: rl.price,
             channels: rl.channels,
+            interarrivals_from: rl.interarrivals_from,
         });
         infos.push(LinkInfo {
             path: rl.path.clone(),

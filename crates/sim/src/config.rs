@@ -53,6 +53,9 @@ pub struct LinkSpec {
     /// shared FIFO buffer (a DWDM trunk with full wavelength conversion,
     /// [`crate::trunk`]); 1 for an ordinary link.
     pub channels: u32,
+    /// Record the intervals between packet arrivals at this link from this
+    /// time on ([`crate::interarrival`]); `None`: not recorded.
+    pub interarrivals_from: Option<Time>,
 }
 
 impl LinkSpec {
@@ -66,6 +69,7 @@ impl LinkSpec {
             loss: 0.0,
             price: PriceKind::None,
             channels: 1,
+            interarrivals_from: None,
         }
     }
 }

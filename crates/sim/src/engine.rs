@@ -24,6 +24,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use crate::config::{Buffer, LinkSpec, QueueKind, SimConfig, Topology};
+use crate::interarrival::Interarrivals;
 use crate::metrics::{self, FlowSeries, LinkSeries, Series, SimResult};
 use crate::queue::EventQueue;
 use crate::rcp_price::RcpPrice;
@@ -125,6 +126,9 @@ pub(crate) struct Link {
     /// The channels of a multi-channel link (a DWDM trunk, [`crate::trunk`]);
     /// `None` for a single channel.
     pub channels: Option<Box<Channels>>,
+    /// Intervals between arrivals, if the link records them (opt-in; the
+    /// link then takes the slow arrival path).
+    pub arrivals: Option<Box<Interarrivals>>,
     /// Accepted packets not yet fully transmitted, in FIFO order.
     service: VecDeque<Service>,
     /// Index in `service` of the first packet whose service has not started.
@@ -166,6 +170,7 @@ impl Link {
             red: None,
             price: None,
             channels: None,
+            arrivals: None,
             service: VecDeque::new(),
             first_waiting: 0,
             busy_until: 0,
@@ -526,6 +531,11 @@ impl Simulation {
                 ));
             }
             let mut link = Link::new(l.rate_bps, l.delay, l.buffer, l.loss);
+            if let Some(from) = l.interarrivals_from {
+                link.arrivals = Some(Box::new(Interarrivals::new(from)));
+                // Only the slow path records arrivals.
+                link.slow_in = true;
+            }
             if l.channels == 0 || l.channels as usize > MAX_OBJECTS {
                 return Err(err(
                     f("channels"),
@@ -930,14 +940,19 @@ impl Simulation {
         }
     }
 
-    /// An arrival at a link with random loss, a queue discipline or a price:
-    /// false when the packet is dropped here. Out of line, so that the
-    /// drop-tail links' arrivals pay nothing for it.
+    /// An arrival at a link with random loss, a queue discipline, a price,
+    /// several channels or recorded interarrival times: false when the
+    /// packet is dropped (or, on several channels, queued) here. Out of
+    /// line, so that the drop-tail links' arrivals pay nothing for it.
     #[cold]
     #[inline(never)]
     fn arrive_slow(&mut self, l: usize, p: &mut SimPacket) -> bool {
         let now = self.now;
         let link = &mut self.links[l];
+        if let Some(a) = link.arrivals.as_deref_mut() {
+            // Every packet offered to the link, dropped or not.
+            a.record(now);
+        }
         if link.loss > 0.0 && self.loss_rng.gen::<f64>() < link.loss {
             link.random_drops += 1;
             return false;

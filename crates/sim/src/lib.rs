@@ -9,6 +9,7 @@
 
 pub mod config;
 pub mod engine;
+pub mod interarrival;
 pub mod loss_events;
 pub mod metrics;
 pub mod path_report;
@@ -22,6 +23,7 @@ pub use config::{
     Buffer, CrossKind, CrossSpec, FlowSpec, LinkSpec, QueueKind, SimConfig, Topology,
 };
 pub use engine::{derive_seed, SimError, Simulation};
+pub use interarrival::InterarrivalResult;
 pub use loss_events::{analyze as analyze_losses, window_stats, LossAnalysis, LossOptions};
 pub use metrics::{jain, FlowResult, FlowSeries, LinkResult, LinkSeries, Series, SimResult};
 pub use path_report::{path_report, path_reports, path_series, PathReport, PathSeries};

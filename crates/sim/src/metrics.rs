@@ -5,6 +5,7 @@ use dropless_transport::EventRecord;
 use serde::Serialize;
 
 use crate::engine::Simulation;
+use crate::interarrival::InterarrivalResult;
 
 /// Time series sampled every `sample_interval`, column by column.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -157,6 +158,10 @@ pub struct LinkResult {
     pub marks: u64,
     /// Packets that crossed the link.
     pub packets: u64,
+    /// Intervals between packet arrivals, if the link records them
+    /// (`interarrivals` in its table; absent from summary.json otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interarrival: Option<InterarrivalResult>,
 }
 
 /// Everything a run produces.
@@ -288,6 +293,7 @@ pub(crate) fn collect(sim: &Simulation) -> SimResult {
                 aqm_drops: l.red.as_ref().map_or(0, |r| r.early_drops + r.forced_drops),
                 marks: l.red.as_ref().map_or(0, |r| r.marks),
                 packets: l.departed_pkts,
+                interarrival: l.arrivals.as_ref().map(|a| a.result()),
             }
         })
         .collect();

@@ -240,3 +240,58 @@ fn a_bounded_access_buffer_drops_where_an_unbounded_one_queues() {
     );
     assert!(open.flows[0].mean_rtt_s > bounded.flows[0].mean_rtt_s);
 }
+
+/// [`poisson_into`] with the trunk recording interarrival times from 1 s.
+fn poisson_recorded(k: u32, buffer: u64, load_erlangs: f64, seed: u64) -> dropless_sim::SimResult {
+    let rate = 1e9;
+    let mut t = trunk(k, buffer, rate);
+    t.interarrivals_from = Some(SECOND);
+    let cfg = SimConfig {
+        seed,
+        duration: 20 * SECOND,
+        topology: Topology::Trunk {
+            groups: vec![t],
+            inputs: 1,
+            input_rate_bps: rate,
+            input_buffer: Buffer::Packets(u64::MAX),
+            access_rate_bps: None,
+            access_buffer: None,
+        },
+        flows: vec![],
+        cross: vec![CrossSpec {
+            kind: CrossKind::Poisson,
+            rate_bps: load_erlangs * rate,
+            packet_size: 1000,
+            link: 0,
+            start: 0,
+            stop: None,
+        }],
+        sample_interval: 0,
+        flow_series: false,
+    };
+    Simulation::new(cfg).expect("valid").run()
+}
+
+#[test]
+fn interarrival_times_of_poisson_arrivals_and_nothing_else_changes() {
+    for k in [1, 4] {
+        let plain = poisson_into(k, 5, 0.5 * k as f64, 11);
+        let rec = poisson_recorded(k, 5, 0.5 * k as f64, 11);
+        let mut l = rec.links[0].clone();
+        let ia = l.interarrival.take().expect("recorded");
+        // Recording takes the slow arrival path (for K = 1 the only
+        // difference) and changes nothing else.
+        assert_eq!(l, plain, "K = {k}");
+        assert!(plain.interarrival.is_none());
+        // Poisson arrivals at 0.5 K of 1 Gb/s in 1000-byte packets, over
+        // 19 s: mean 1/(62500 K) s, std/mean near 1 (a little under: the
+        // input link spaces packets at least one packet time apart).
+        let lambda = 62_500.0 * k as f64;
+        assert!(
+            (ia.intervals as f64 / (19.0 * lambda) - 1.0).abs() < 0.01,
+            "{ia:?}"
+        );
+        assert!((ia.mean_s * lambda - 1.0).abs() < 0.01, "{ia:?}");
+        assert!(ia.cv > 0.8 && ia.cv < 1.02, "{ia:?}");
+    }
+}

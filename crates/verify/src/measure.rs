@@ -22,6 +22,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("goodput(f) | goodput(f, t0, t1)", "goodput, bit/s: the summary's, or the mean over the window"),
     ("queue(l) | queue(l, t0, t1)", "time-averaged packets waiting at link l"),
     ("max_queue(l, t0, t1)", "most packets waiting at a sample time in the window"),
+    ("min_queue(l, t0, t1)", "fewest packets waiting at a sample time in the window (an upper bound on the true minimum between samples)"),
     ("util(l) | util(l, t0, t1)", "link utilization (0..1)"),
     ("series(f, name, t0, t1)", "mean of a flow's series over the window: cwnd, rtt, pacing, in_flight, link_bps or a controller trace variable (alpha, base_rtt, ...)"),
     ("last(f, name)", "last finite sample of that series"),
@@ -31,7 +32,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("event_list(f)", "every congestion event: records with t, lost, rto, cwnd"),
     ("flow(f)", "the flow's summary (summary.json fields: goodput_bps, packets_lost, timeouts, lost_per_event, mean_rtt_s, min_rtt_s, ...)"),
     ("link_window(l, t0, t1)", "the link over (t0, t1]: arrivals, departed, drops, aqm_drops, marks (counts), mark_rate ((marks + aqm_drops) / arrivals), queue (mean packets waiting), red_avg (mean of RED's average at the samples)"),
-    ("link(l)", "the link's summary (utilization, avg_queue_pkts, max_queue_pkts, drops, random_drops, aqm_drops, marks, packets)"),
+    ("link(l)", "the link's summary (utilization, avg_queue_pkts, max_queue_pkts, drops, random_drops, aqm_drops, marks, packets; interarrival: intervals, mean_s, std_s, cv if the link records them)"),
     ("loss(f, t0, t1)", "loss-event analysis of flow f over [t0, t1): loss_events, drops, drops_per_event, timeouts, mean_gap, cwnd_mean, synchronised_fraction, ..."),
     ("loss_events(f, t0, t1)", "every congestion event of flow f detected in [t0, t1): records with time_s, cwnd, lost, rto, mean_gap, gaps, recorded, back_to_back"),
     ("loss_all(t0, t1)", "the run's loss episodes over [t0, t1): episodes, sync_ratio, mean_flows_per_episode"),
@@ -266,6 +267,18 @@ impl Run<'_> {
                     .filter(|(x, _)| **x >= t0 && **x <= t1)
                     .map(|(_, y)| *y)
                     .fold(0.0, f64::max))
+            }
+            "min_queue" => {
+                arity(&[3])?;
+                let l = self.link(&a[0])?;
+                let (t0, t1) = self.win(&a[1..])?;
+                let q = &r.series.links[l].queue_pkts;
+                num(t
+                    .iter()
+                    .zip(q)
+                    .filter(|(x, _)| **x >= t0 && **x <= t1)
+                    .map(|(_, y)| *y)
+                    .fold(f64::INFINITY, f64::min))
             }
             "series" => {
                 arity(&[4])?;
