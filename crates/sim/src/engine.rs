@@ -809,7 +809,7 @@ impl Simulation {
             loss_rng: Pcg64Mcg::seed_from_u64(derive_seed(cfg.seed, 0)),
             cfg,
             now: 0,
-            events: EventQueue::new(),
+            events: EventQueue::new(flows.len()),
             links,
             n_shared,
             flows,

@@ -5,16 +5,22 @@
 //! insertion order, one integer comparison orders two events, and a heap
 //! entry is 16 bytes.
 //! The queue holds O(links + flows) entries (see the engine). With a few
-//! hundred entries any heap is cache-resident; with thousands of flows
-//! (bench case D: 6400 paced flows, about 20,000 entries, 320 KB) a binary
-//! heap's sift-down missed the cache on most of its 15 levels and took 17 %
-//! of the run. The heap is therefore 4-ary: half the levels, and a node's
-//! four children are adjacent (64 bytes). Keys are unique (the insertion
-//! number), so every correct priority queue pops the same order and the
-//! change leaves results bit-identical. A radix heap (the `radix-heap`
-//! crate) was measured too and was 15 % slower on the 100-flow benchmark.
-//! Written here rather than taken from a crate: it is thirty lines, and the
-//! `u128` min-heap with this exact pop order is all that is needed.
+//! hundred entries any heap is cache-resident and std's binary heap is the
+//! cheapest in instructions. With thousands of flows (bench case D: 6400
+//! paced flows, about 20,000 entries, 320 KB) the binary heap's sift-down
+//! missed the cache on most of its 15 levels and took 17 % of the run, so
+//! large simulations use a 4-ary heap: half the levels, a node's four
+//! children adjacent (64 bytes). On 1.5 s of scenarios/large/core-trunk.toml
+//! it took 180.7 s of user time against 268.4 s; on case A (100 flows) it
+//! cost 11.7 % more instructions, hence the two (the dispatch between them
+//! costs case A 1.07 % instructions: 4,079,034,083 against 4,035,931,992). Keys are unique (the
+//! insertion number), so both pop the same order: results are identical
+//! whichever is used. A radix heap (the `radix-heap` crate) was measured too
+//! and was 15 % slower on the 100-flow benchmark. The 4-ary heap is written
+//! here (thirty lines) because it needs nothing but this `u128` min-heap.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 use dropless_cc::Time;
 
@@ -24,88 +30,120 @@ const SEQ_MASK: u128 = (1 << 40) - 1;
 
 /// Events ordered by time, then by insertion.
 pub(crate) struct EventQueue {
-    /// A 4-ary min-heap: the children of `i` are `4i + 1 ..= 4i + 4`.
-    heap: Vec<u128>,
+    heap: Heap,
     seq: u64,
 }
 
+/// Flows from which a simulation uses the 4-ary heap.
+pub(crate) const QUAD_FROM_FLOWS: usize = 2000;
+
+enum Heap {
+    Binary(BinaryHeap<Reverse<u128>>),
+    /// A 4-ary min-heap: the children of `i` are `4i + 1 ..= 4i + 4`.
+    Quad(Vec<u128>),
+}
+
 impl EventQueue {
-    pub(crate) fn new() -> Self {
+    /// A queue for a simulation of `flows` flows.
+    pub(crate) fn new(flows: usize) -> Self {
         EventQueue {
-            heap: Vec::new(),
+            heap: if flows >= QUAD_FROM_FLOWS {
+                Heap::Quad(Vec::new())
+            } else {
+                Heap::Binary(BinaryHeap::new())
+            },
             seq: 0,
         }
     }
 
     /// Schedules `payload` (below [`PAYLOAD_LIMIT`]) at `time` (never before
     /// the last popped time).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn push(&mut self, time: Time, payload: u64) {
         debug_assert!(payload < PAYLOAD_LIMIT);
         self.seq += 1;
         // 40 bits of insertion number: 10^12 events, a day at 12 M events/s.
         let key = ((time as u128) << 64) | ((self.seq as u128 & SEQ_MASK) << 24) | payload as u128;
-        let h = &mut self.heap;
-        let mut i = h.len();
-        h.push(key);
-        while i > 0 {
-            let parent = (i - 1) / 4;
-            if h[parent] <= key {
-                break;
-            }
-            h[i] = h[parent];
-            i = parent;
+        match &mut self.heap {
+            Heap::Binary(b) => b.push(Reverse(key)),
+            Heap::Quad(h) => quad_push(h, key),
         }
-        h[i] = key;
     }
 
     /// Removes and returns the earliest event if it is due by `until`.
     #[inline]
     pub(crate) fn pop_until(&mut self, until: Time) -> Option<(Time, u64)> {
-        let key = *self.heap.first()?;
+        let key = match &self.heap {
+            Heap::Binary(b) => b.peek()?.0,
+            Heap::Quad(h) => *h.first()?,
+        };
         let time = (key >> 64) as Time;
         if time > until {
             return None;
         }
-        self.pop_min();
+        match &mut self.heap {
+            Heap::Binary(b) => {
+                b.pop();
+            }
+            Heap::Quad(h) => quad_pop(h),
+        }
         Some((time, (key as u64) & (PAYLOAD_LIMIT - 1)))
     }
 
-    /// Removes the smallest key (the heap is not empty).
-    #[inline]
-    fn pop_min(&mut self) {
-        let h = &mut self.heap;
-        let last = h.pop().expect("not empty");
-        let n = h.len();
-        if n == 0 {
-            return;
-        }
-        // Sift `last` down from the root into the hole.
-        let mut i = 0;
-        loop {
-            let first = 4 * i + 1;
-            if first >= n {
-                break;
-            }
-            let end = (first + 4).min(n);
-            let mut m = first;
-            for c in first + 1..end {
-                if h[c] < h[m] {
-                    m = c;
-                }
-            }
-            if last <= h[m] {
-                break;
-            }
-            h[i] = h[m];
-            i = m;
-        }
-        h[i] = last;
-    }
-
     pub(crate) fn len(&self) -> usize {
-        self.heap.len()
+        match &self.heap {
+            Heap::Binary(b) => b.len(),
+            Heap::Quad(h) => h.len(),
+        }
     }
+}
+
+/// Adds `key` to a 4-ary heap (out of line: the binary heap's callers
+/// stay as small as they were).
+#[inline(never)]
+fn quad_push(h: &mut Vec<u128>, key: u128) {
+    let mut i = h.len();
+    h.push(key);
+    while i > 0 {
+        let parent = (i - 1) / 4;
+        if h[parent] <= key {
+            break;
+        }
+        h[i] = h[parent];
+        i = parent;
+    }
+    h[i] = key;
+}
+
+/// Removes the smallest key of a non-empty 4-ary heap.
+#[inline(never)]
+fn quad_pop(h: &mut Vec<u128>) {
+    let last = h.pop().expect("not empty");
+    let n = h.len();
+    if n == 0 {
+        return;
+    }
+    // Sift `last` down from the root into the hole.
+    let mut i = 0;
+    loop {
+        let first = 4 * i + 1;
+        if first >= n {
+            break;
+        }
+        let end = (first + 4).min(n);
+        let mut m = first;
+        for c in first + 1..end {
+            if h[c] < h[m] {
+                m = c;
+            }
+        }
+        if last <= h[m] {
+            break;
+        }
+        h[i] = h[m];
+        i = m;
+    }
+    h[i] = last;
 }
 
 #[cfg(test)]
@@ -114,7 +152,12 @@ mod tests {
 
     #[test]
     fn pops_in_time_then_insertion_order() {
-        let mut q = EventQueue::new();
+        for flows in [0, QUAD_FROM_FLOWS] {
+            pops_in_order(EventQueue::new(flows));
+        }
+    }
+
+    fn pops_in_order(mut q: EventQueue) {
         q.push(5, 1);
         q.push(3, 2);
         q.push(5, 3);
@@ -136,7 +179,7 @@ mod tests {
         // standard library's heap of (time, insertion number, payload).
         use std::cmp::Reverse;
         use std::collections::BinaryHeap;
-        let mut q = EventQueue::new();
+        let mut q = EventQueue::new(QUAD_FROM_FLOWS);
         let mut reference = BinaryHeap::new();
         let (mut x, mut seq, mut now) = (0x9e37_79b9_7f4a_7c15u64, 0u64, 0 as Time);
         for step in 0..200_000u64 {
