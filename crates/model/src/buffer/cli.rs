@@ -38,7 +38,7 @@ commands (thesis chapter 3, buffer sizing for core DWDM switches):
   tables       Tables 3.1-3.4 regenerated beside the thesis's printed values
   extrapolate  the extrapolation method (thesis §3.3): fit y = a + b/(x - c), or a flat
                line, to a sweep's results and evaluate it at the target x
-               RESULTS --x COLUMN --y COLUMN --at X [--log10] [--fit auto|hyperbola|flat]
+               RESULTS... --x COLUMN --y COLUMN --at X [--log10] [--fit auto|hyperbola|flat]
                [--where COLUMN=VALUE]...
 
 options:
@@ -58,7 +58,8 @@ options:
                      K -> F, M -> M/L, N -> N/L (thesis L2364-2384)
   --csv, --json      machine-readable output
 
-extrapolate (RESULTS: a sweep's results.csv, or its output directory):
+extrapolate (RESULTS: a sweep's results.csv or its output directory; several are pooled,
+e.g. one sweep per rate, since a sweep's grid is a product and N must scale with the rate):
   --x COLUMN         the bit-rate column: bit-rates (0.4Gbps) are read in Gb/s, bare numbers as they are
   --y COLUMN         the column fitted; one point per distinct x, the mean of y over its rows
   --at X             the target, in the units of --x (40Gbps)

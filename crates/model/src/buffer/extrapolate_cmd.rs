@@ -13,16 +13,18 @@ use super::extrapolation::{self, Choice, Shape};
 
 /// Runs `dropless model extrapolate WORDS...` (`words` after the command).
 pub fn run(words: &[String]) -> Result<String, String> {
-    let Some(first) = words.first().filter(|w| !w.starts_with("--")) else {
-        return Err("which results? dropless model extrapolate RESULTS --x COLUMN --y COLUMN --at X (RESULTS: a sweep's results.csv or its output directory)".into());
-    };
+    // RESULTS: the words before the first option.
+    let files = words.iter().take_while(|w| !w.starts_with("--")).count();
+    if files == 0 {
+        return Err("which results? dropless model extrapolate RESULTS... --x COLUMN --y COLUMN --at X (RESULTS: a sweep's results.csv or its output directory, one or more)".into());
+    }
     let w = crate::options::parse(
-        &words[1..],
+        &words[files..],
         &["csv", "json", "log10"],
         &["x", "y", "at", "fit", "where"],
         &[],
         "extrapolate",
-        " (RESULTS comes first; options are --name value)",
+        " (RESULTS come first; options are --name value)",
     )?;
     if w.flag("csv") && w.flag("json") {
         return Err("--csv and --json: choose one".into());
@@ -42,78 +44,33 @@ pub fn run(words: &[String]) -> Result<String, String> {
         .ok_or_else(|| format!("--at must be a number or a bit-rate (40Gbps), found \"{at_s}\""))?;
     let choice = Choice::parse(get("fit").unwrap_or("auto")).map_err(|e| format!("--fit: {e}"))?;
     let mut filters = Vec::new();
-    for (k, v) in w.vals.iter().filter(|(k, _)| k == "where") {
+    for (_, v) in w.vals.iter().filter(|(k, _)| k == "where") {
         let (c, val) = v
             .split_once('=')
             .ok_or_else(|| format!("--where must be COLUMN=VALUE, found \"{v}\""))?;
         filters.push((c.to_string(), val.to_string()));
-        let _ = k;
     }
     let log10 = w.flag("log10");
 
-    let file = results_file(Path::new(first));
-    let shown = file.display().to_string();
-    let text = std::fs::read_to_string(&file).map_err(|e| format!("{shown}: {e}"))?;
-    let table = Table::parse(&text).map_err(|e| format!("{shown}: {e}"))?;
-    let col = |name: &str, opt: &str| {
-        table.column(name).ok_or_else(|| {
-            format!(
-                "{shown}: no column \"{name}\" ({opt}); its columns: {}",
-                table.header.join(", ")
-            )
-        })
-    };
-    let (xi, yi) = (col(xcol, "--x")?, col(ycol, "--y")?);
-    let mut fi = Vec::new();
-    for (c, v) in &filters {
-        fi.push((col(c, "--where")?, v.as_str()));
-    }
-
     // One point per distinct x: the mean of y over the rows at that x (a
-    // sweep has a row per flow, and the run columns repeat on each).
+    // sweep has a row per flow, and the run columns repeat on each), pooled
+    // over the files (e.g. one sweep per rate, since a sweep's grid is a
+    // product and the flow count must scale with the rate).
     let mut points: Vec<(f64, f64, usize)> = Vec::new();
     let mut units: Option<bool> = None;
-    for (line, row) in table.rows.iter().enumerate() {
-        if fi.iter().any(|(c, v)| row[*c] != *v) {
-            continue;
-        }
-        let line = line + 2;
-        let (x, rate) = quantity(&row[xi]).ok_or_else(|| {
-            format!(
-                "{shown}: line {line}: --x column \"{xcol}\" holds \"{}\", not a number or a bit-rate",
-                row[xi]
-            )
-        })?;
-        if *units.get_or_insert(rate) != rate {
-            return Err(format!(
-                "{shown}: line {line}: --x column \"{xcol}\" mixes bare numbers and bit-rates (\"{}\")",
-                row[xi]
-            ));
-        }
-        let y = row[yi]
-            .parse::<f64>()
-            .ok()
-            .filter(|y| y.is_finite())
-            .ok_or_else(|| {
-                format!(
-                    "{shown}: line {line}: --y column \"{ycol}\" holds \"{}\", not a finite number",
-                    row[yi]
-                )
-            })?;
-        if !x.is_finite() {
-            return Err(format!(
-                "{shown}: line {line}: --x column \"{xcol}\" holds \"{}\", not finite",
-                row[xi]
-            ));
-        }
-        match points.iter_mut().find(|p| p.0 == x) {
-            Some(p) => {
-                p.1 += y;
-                p.2 += 1;
-            }
-            None => points.push((x, y, 1)),
-        }
+    let names: Vec<String> = words[..files]
+        .iter()
+        .map(|f| results_file(Path::new(f)).display().to_string())
+        .collect();
+    for shown in &names {
+        read_points(shown, (xcol, ycol), &filters, &mut units, &mut points)?;
     }
+    let shown = if names.len() == 1 {
+        names[0].clone()
+    } else {
+        format!("{} files", names.len())
+    };
+    let shown = shown.as_str();
     if let Some(rate) = units {
         if rate != at.1 {
             return Err(format!(
@@ -269,6 +226,74 @@ pub fn run(words: &[String]) -> Result<String, String> {
     }
     s.push('\n');
     Ok(s)
+}
+
+/// Adds the rows of one results file to `points` (x, sum of y, rows);
+/// `units` records whether x is a bit-rate.
+fn read_points(
+    shown: &str,
+    (xcol, ycol): (&str, &str),
+    filters: &[(String, String)],
+    units: &mut Option<bool>,
+    points: &mut Vec<(f64, f64, usize)>,
+) -> Result<(), String> {
+    let text = std::fs::read_to_string(shown).map_err(|e| format!("{shown}: {e}"))?;
+    let table = Table::parse(&text).map_err(|e| format!("{shown}: {e}"))?;
+    let col = |name: &str, opt: &str| {
+        table.column(name).ok_or_else(|| {
+            format!(
+                "{shown}: no column \"{name}\" ({opt}); its columns: {}",
+                table.header.join(", ")
+            )
+        })
+    };
+    let (xi, yi) = (col(xcol, "--x")?, col(ycol, "--y")?);
+    let mut fi = Vec::new();
+    for (c, v) in filters {
+        fi.push((col(c, "--where")?, v.as_str()));
+    }
+    for (line, row) in table.rows.iter().enumerate() {
+        if fi.iter().any(|(c, v)| row[*c] != *v) {
+            continue;
+        }
+        let line = line + 2;
+        let (x, rate) = quantity(&row[xi]).ok_or_else(|| {
+            format!(
+                "{shown}: line {line}: --x column \"{xcol}\" holds \"{}\", not a number or a bit-rate",
+                row[xi]
+            )
+        })?;
+        if *units.get_or_insert(rate) != rate {
+            return Err(format!(
+                "{shown}: line {line}: --x column \"{xcol}\" mixes bare numbers and bit-rates (\"{}\")",
+                row[xi]
+            ));
+        }
+        let y = row[yi]
+            .parse::<f64>()
+            .ok()
+            .filter(|y| y.is_finite())
+            .ok_or_else(|| {
+                format!(
+                    "{shown}: line {line}: --y column \"{ycol}\" holds \"{}\", not a finite number",
+                    row[yi]
+                )
+            })?;
+        if !x.is_finite() {
+            return Err(format!(
+                "{shown}: line {line}: --x column \"{xcol}\" holds \"{}\", not finite",
+                row[xi]
+            ));
+        }
+        match points.iter_mut().find(|p| p.0 == x) {
+            Some(p) => {
+                p.1 += y;
+                p.2 += 1;
+            }
+            None => points.push((x, y, 1)),
+        }
+    }
+    Ok(())
 }
 
 /// A directory means its `results.csv` (a sweep's output directory).
@@ -428,6 +453,29 @@ mod tests {
             out.contains("at x = 40: log10 loss = -3.000000 (loss = 1.0000e-3)"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn pools_several_files() {
+        // One sweep per rate (a sweep's grid is a product; N must scale with x).
+        let dirs: Vec<String> = [0.4, 0.8, 1.6, 4.0, 10.0]
+            .iter()
+            .map(|&x| {
+                let u = THESIS_U_B10.eval(x);
+                let text = format!("run,topology.trunk.rate,utilization\n0,{x}Gbps,{u}\n");
+                write(&format!("multi{x}"), &text).display().to_string()
+            })
+            .collect();
+        let out = run(&words(&format!(
+            "{} --x topology.trunk.rate --y utilization --at 40Gbps --csv",
+            dirs.join(" ")
+        )))
+        .unwrap();
+        assert!(
+            out.starts_with("quantity,value\nfit,hyperbola\na,0.7022"),
+            "{out}"
+        );
+        assert!(out.contains("value,0.7034"), "{out}");
     }
 
     #[test]
