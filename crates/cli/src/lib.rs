@@ -153,7 +153,8 @@ Examples:
   dropless model buffer --channels 16 --inputs 32 --rate 40Gbps --flows 64000 --rtt-min 60ms --rtt-max 180ms --utilization 0.7
   dropless model loss --channels 2 --inputs 16 --buffer 10 --load 0.3,0.6,0.9
   dropless model closed-loop --channels 16 --inputs 32 --buffer 100 --rate 40Gbps --flows 6400 --rtt-min 60ms --rtt-max 180ms
-  dropless model tables";
+  dropless model tables
+  dropless model extrapolate out/s2-sweep --x topology.trunk.rate --y utilization --at 40Gbps";
 
 /// Model families.
 #[derive(Subcommand, Debug)]
@@ -194,9 +195,15 @@ enum ModelCmd {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+    /// The extrapolation method (thesis ch. 3): fit a sweep's results against the bit-rate, evaluate at the target
+    Extrapolate {
+        /// RESULTS (a sweep's results.csv or directory) and options (`dropless model extrapolate --help` lists them)
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
 }
 
-/// `dropless model buffer|loss|closed-loop|tables ARGS`: the chapter 3 models.
+/// `dropless model buffer|loss|closed-loop|tables|extrapolate ARGS`: the chapter 3 models.
 fn buffer_model(command: &str, args: Vec<String>) -> Result<(), Failure> {
     let mut words = vec![command.to_string()];
     words.extend(args);
@@ -353,6 +360,9 @@ pub fn main() -> ExitCode {
         Command::Model {
             which: ModelCmd::Tables { args },
         } => buffer_model("tables", args),
+        Command::Model {
+            which: ModelCmd::Extrapolate { args },
+        } => buffer_model("extrapolate", args),
         Command::Model {
             which: ModelCmd::Marking { args },
         } => match dropless_model::marking::cli::run(&args) {

@@ -73,6 +73,7 @@ pub const HELP: &[(&str, &str)] = &[
     ("closed_loop(model, m, k, b, mu, n, rtt)", "thesis §3.7: Mathis meets an open-loop model: record pb, rho, utilization (rho (1-PB)), carried"),
     ("mathis_util(pb, n, c, rtt)", "thesis eq. (3.4): sqrt(1.5/PB)(1-PB)/(RTT C/N), C in packets/s"),
     ("hyperbola_fit(xs, ys)", "thesis §3.3: least-squares y = a + b/(x - c): record a, b, c"),
+    ("extrapolate(xs, ys, at)", "thesis §3.3 (as `dropless model extrapolate`): the hyperbola, or a flat line (b = c = 0) unless the hyperbola beats it by an F-test at 5 %: record shape ('hyperbola' or 'flat'), a, b, c, std_err, f_stat and f_crit (the F-test; NaN if not made), value (the fit at `at`)"),
     ("parking_lot_rates(phase, alpha, c, delta2)", "thesis eqs. (4.13)-(4.16), Appendix B2: the FAST flows' rates in phase 0, 1 or 2 with flow 2's baseRTT error delta2 (s)"),
 ];
 
@@ -723,6 +724,26 @@ fn buffer(name: &str, args: &[Value]) -> Option<R> {
                 Ok(record(vec![("a", n(h.a)), ("b", n(h.b)), ("c", n(h.c))]))
             })(),
             _ => Err("takes a list of x and a list of y".into()),
+        },
+        "extrapolate" => match args {
+            [xs, ys, at] => (|| {
+                let f = extrapolation::fit(&xs.nums()?, &ys.nums()?, extrapolation::Choice::Auto)?;
+                let v = f.eval(at.num()?);
+                if !v.is_finite() {
+                    return Err("the fit is not finite at the target".into());
+                }
+                Ok(record(vec![
+                    ("shape", Value::Str(f.shape.name().into())),
+                    ("a", n(f.curve.a)),
+                    ("b", n(f.curve.b)),
+                    ("c", n(f.curve.c)),
+                    ("std_err", n(f.std_err)),
+                    ("f_stat", n(f.f_stat)),
+                    ("f_crit", n(f.f_crit)),
+                    ("value", n(v)),
+                ]))
+            })(),
+            _ => Err("takes a list of x, a list of y and the target x".into()),
         },
         _ => return None,
     })

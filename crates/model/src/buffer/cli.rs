@@ -8,6 +8,7 @@
 //! dropless model loss --channels 2 --inputs 16 --buffer 10 --load 0.3,0.6,0.9
 //! dropless model closed-loop --channels 1 --inputs 2 --buffer 10 --rate 40Gbps --flows 4000 --rtt 109.1ms
 //! dropless model tables
+//! dropless model extrapolate out/s2-sweep --x topology.trunk.rate --y utilization --at 40Gbps
 //! ```
 
 use std::fmt::Write;
@@ -35,6 +36,10 @@ commands (thesis chapter 3, buffer sizing for core DWDM switches):
                --channels K --inputs M --buffer B --rate R --flows N
                (--rtt T | --rtt-min T --rtt-max T) [--model all|g1dm,...]
   tables       Tables 3.1-3.4 regenerated beside the thesis's printed values
+  extrapolate  the extrapolation method (thesis §3.3): fit y = a + b/(x - c), or a flat
+               line, to a sweep's results and evaluate it at the target x
+               RESULTS... --x COLUMN --y COLUMN --at X [--log10] [--fit auto|hyperbola|flat]
+               [--where COLUMN=VALUE]...
 
 options:
   --channels K       output links (wavelengths) per trunk, 1..=100000
@@ -51,7 +56,19 @@ options:
                      none: the K = F x L channels are F fibres (--fibres F, default 1)
                      of L wavelengths, and each wavelength is a separate network:
                      K -> F, M -> M/L, N -> N/L (thesis L2364-2384)
-  --csv, --json      machine-readable output";
+  --csv, --json      machine-readable output
+
+extrapolate (RESULTS: a sweep's results.csv or its output directory; several are pooled,
+e.g. one sweep per rate, since a sweep's grid is a product and N must scale with the rate):
+  --x COLUMN         the bit-rate column: bit-rates (0.4Gbps) are read in Gb/s, bare numbers as they are
+  --y COLUMN         the column fitted; one point per distinct x, the mean of y over its rows
+  --at X             the target, in the units of --x (40Gbps)
+  --log10            fit log10 y (the thesis always fits log10 PB); every y must be > 0
+  --fit F            auto (default): the hyperbola only if it beats the flat line (the mean)
+                     by an F-test at 5 %: ((SSE_flat - SSE_hyp)/2) / (SSE_hyp/(n-3)) > F(2, n-3);
+                     hyperbola or flat: that curve. The hyperbola needs 4 points, flat 3; a
+                     hyperbola whose pole runs to the end of its range (a sloped line) is refused
+  --where COL=VALUE  only rows whose COL is VALUE (repeatable)";
 
 struct Opts {
     vals: Vec<(String, String)>,
@@ -122,7 +139,7 @@ impl Opts {
 }
 
 /// "40Gbps", "40G", "2.5e9", "100Mbps" -> b/s.
-fn parse_rate(s: &str) -> Option<f64> {
+pub(super) fn parse_rate(s: &str) -> Option<f64> {
     let t = s.trim().trim_end_matches("bps").trim_end_matches("b/s");
     let (num, mult) = match t.chars().last()? {
         'k' | 'K' => (&t[..t.len() - 1], 1e3),
@@ -325,7 +342,8 @@ fn f3(x: f64) -> String {
 pub fn run(words: &[String]) -> Result<String, String> {
     let Some(cmd) = words.first() else {
         return Err(
-            "which command? (buffer, loss, closed-loop, tables; --help lists the options)".into(),
+            "which command? (buffer, loss, closed-loop, tables, extrapolate; --help lists the options)"
+                .into(),
         );
     };
     let rest = &words[1..];
@@ -338,8 +356,9 @@ pub fn run(words: &[String]) -> Result<String, String> {
         "loss" => loss(rest),
         "closed-loop" => closed(rest),
         "tables" => tables_cmd(rest),
+        "extrapolate" => super::extrapolate_cmd::run(rest),
         other => Err(format!(
-            "unknown command \"{other}\" (allowed: buffer, loss, closed-loop, tables)"
+            "unknown command \"{other}\" (allowed: buffer, loss, closed-loop, tables, extrapolate)"
         )),
     }
 }

@@ -16,7 +16,8 @@
 //! * [`tables`]: Tables 3.1-3.4 regenerated.
 //! * [`extrapolation`]: the least-squares hyperbola of the extrapolation
 //!   method (§3.3).
-//! * [`cli`]: `dropless model buffer|loss|closed-loop`.
+//! * [`cli`]: `dropless model buffer|loss|closed-loop|tables|extrapolate`;
+//!   [`extrapolate_cmd`] reads a sweep's results for `extrapolate`.
 //!
 //! Units: in the models time is measured in mean packet times (mu = 1);
 //! link rates in the rules and the closed loop are in packets/s (1040-byte
@@ -26,6 +27,7 @@ pub mod chain;
 pub mod cli;
 pub mod closed_loop;
 pub mod detailed;
+pub mod extrapolate_cmd;
 pub mod extrapolation;
 pub mod g1dm;
 pub mod math;
