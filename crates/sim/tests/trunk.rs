@@ -19,12 +19,17 @@ fn trunk(k: u32, buffer: u64, rate: f64) -> LinkSpec {
 }
 
 fn poisson_into(k: u32, buffer: u64, load_erlangs: f64, seed: u64) -> dropless_sim::LinkResult {
-    let rate = 1e9;
+    poisson_run(trunk(k, buffer, 1e9), load_erlangs, seed).links[0].clone()
+}
+
+/// Poisson packets at `load_erlangs` times a channel's 1 Gb/s into trunk `t`.
+fn poisson_run(t: LinkSpec, load_erlangs: f64, seed: u64) -> dropless_sim::SimResult {
+    let rate = t.rate_bps;
     let cfg = SimConfig {
         seed,
         duration: 20 * SECOND,
         topology: Topology::Trunk {
-            groups: vec![trunk(k, buffer, rate)],
+            groups: vec![t],
             inputs: 1,
             input_rate_bps: rate,
             input_buffer: Buffer::Packets(u64::MAX),
@@ -43,7 +48,7 @@ fn poisson_into(k: u32, buffer: u64, load_erlangs: f64, seed: u64) -> dropless_s
         sample_interval: 0,
         flow_series: false,
     };
-    Simulation::new(cfg).expect("valid").run().links[0].clone()
+    Simulation::new(cfg).expect("valid").run()
 }
 
 #[test]
@@ -243,33 +248,9 @@ fn a_bounded_access_buffer_drops_where_an_unbounded_one_queues() {
 
 /// [`poisson_into`] with the trunk recording interarrival times from 1 s.
 fn poisson_recorded(k: u32, buffer: u64, load_erlangs: f64, seed: u64) -> dropless_sim::SimResult {
-    let rate = 1e9;
-    let mut t = trunk(k, buffer, rate);
+    let mut t = trunk(k, buffer, 1e9);
     t.interarrivals_from = Some(SECOND);
-    let cfg = SimConfig {
-        seed,
-        duration: 20 * SECOND,
-        topology: Topology::Trunk {
-            groups: vec![t],
-            inputs: 1,
-            input_rate_bps: rate,
-            input_buffer: Buffer::Packets(u64::MAX),
-            access_rate_bps: None,
-            access_buffer: None,
-        },
-        flows: vec![],
-        cross: vec![CrossSpec {
-            kind: CrossKind::Poisson,
-            rate_bps: load_erlangs * rate,
-            packet_size: 1000,
-            link: 0,
-            start: 0,
-            stop: None,
-        }],
-        sample_interval: 0,
-        flow_series: false,
-    };
-    Simulation::new(cfg).expect("valid").run()
+    poisson_run(t, load_erlangs, seed)
 }
 
 #[test]

@@ -256,29 +256,21 @@ impl Run<'_> {
                     ),
                 ]))
             }
-            "max_queue" => {
+            "max_queue" | "min_queue" => {
                 arity(&[3])?;
                 let l = self.link(&a[0])?;
                 let (t0, t1) = self.win(&a[1..])?;
                 let q = &r.series.links[l].queue_pkts;
-                num(t
+                let sampled = t
                     .iter()
                     .zip(q)
                     .filter(|(x, _)| **x >= t0 && **x <= t1)
-                    .map(|(_, y)| *y)
-                    .fold(0.0, f64::max))
-            }
-            "min_queue" => {
-                arity(&[3])?;
-                let l = self.link(&a[0])?;
-                let (t0, t1) = self.win(&a[1..])?;
-                let q = &r.series.links[l].queue_pkts;
-                num(t
-                    .iter()
-                    .zip(q)
-                    .filter(|(x, _)| **x >= t0 && **x <= t1)
-                    .map(|(_, y)| *y)
-                    .fold(f64::INFINITY, f64::min))
+                    .map(|(_, y)| *y);
+                num(if name == "max_queue" {
+                    sampled.fold(0.0, f64::max)
+                } else {
+                    sampled.fold(f64::INFINITY, f64::min)
+                })
             }
             "series" => {
                 arity(&[4])?;
