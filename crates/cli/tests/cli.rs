@@ -59,13 +59,19 @@ fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn scenarios() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("scenarios"))
+/// The `.toml` files of a folder of the repository, sorted.
+fn toml_files(dir: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join(dir))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
         .collect();
     v.sort();
+    v
+}
+
+fn scenarios() -> Vec<PathBuf> {
+    let v = toml_files("scenarios");
     assert!(v.len() >= 6, "expected the example scenarios, found {v:?}");
     v
 }
@@ -120,12 +126,7 @@ fn check_svg(p: &Path) {
 
 /// `scenarios/large/`: examples that take minutes (checked, not run here).
 fn large_scenarios() -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("scenarios/large"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    v.sort();
+    let v = toml_files("scenarios/large");
     assert!(!v.is_empty(), "expected scenarios/large/core-trunk.toml");
     v
 }

@@ -124,35 +124,29 @@ fn impossible_trunks_are_one_line_errors() {
     }
 }
 
+/// The trunk's access buffer with these overrides.
+fn access_buffer(sets: &[&str]) -> Option<dropless_sim::Buffer> {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let s = from_str(TRUNK, "t.toml", &sets).expect("valid");
+    let Topology::Trunk { access_buffer, .. } = s.config.topology else {
+        panic!("a trunk");
+    };
+    access_buffer
+}
+
 #[test]
 fn access_buffers_are_unbounded_unless_written() {
-    let s = from_str(TRUNK, "t.toml", &[]).expect("valid");
-    let Topology::Trunk { access_buffer, .. } = &s.config.topology else {
-        panic!("a trunk");
-    };
-    assert_eq!(*access_buffer, None);
-    let s = from_str(
-        TRUNK,
-        "t.toml",
-        &["topology.trunk.access_buffer=50pkt".into()],
-    )
-    .expect("valid");
-    let Topology::Trunk { access_buffer, .. } = &s.config.topology else {
-        panic!("a trunk");
-    };
-    assert_eq!(*access_buffer, Some(dropless_sim::Buffer::Packets(50)));
+    assert_eq!(access_buffer(&[]), None);
+    assert_eq!(
+        access_buffer(&["topology.trunk.access_buffer=50pkt"]),
+        Some(dropless_sim::Buffer::Packets(50))
+    );
     // 1 BDP of a 100 Mb/s access link at the reference RTT (100 ms,
     // 1500-byte packets): 833.3 packets.
-    let s = from_str(
-        TRUNK,
-        "t.toml",
-        &["topology.trunk.access_buffer=1bdp".into()],
-    )
-    .expect("valid");
-    let Topology::Trunk { access_buffer, .. } = &s.config.topology else {
-        panic!("a trunk");
-    };
-    assert_eq!(*access_buffer, Some(dropless_sim::Buffer::Packets(833)));
+    assert_eq!(
+        access_buffer(&["topology.trunk.access_buffer=1bdp"]),
+        Some(dropless_sim::Buffer::Packets(833))
+    );
 }
 
 #[test]
