@@ -16,6 +16,7 @@
 mod markdown;
 mod series;
 
+use dropless_model::results_table::ResultsTable;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value};
@@ -470,25 +471,18 @@ fn grid_keys(text: &str) -> Option<Vec<String>> {
 /// The page for a sweep output directory.
 fn sweep_page(dir: &Path) -> Result<String, String> {
     let text = read_text(&dir.join("results.csv"))?;
-    let rows = series::parse_csv(&text);
-    let mut rows = rows.into_iter();
-    let header = rows
-        .next()
-        .filter(|h| h.iter().any(|c| c == "run"))
-        .ok_or("results.csv: no header with a \"run\" column; expected the results.csv `dropless sweep` writes")?;
-    let rows: Vec<Vec<String>> = rows
-        .filter(|r| !(r.len() == 1 && r[0].is_empty()))
-        .collect();
-    for (i, r) in rows.iter().enumerate() {
-        if r.len() != header.len() {
-            return Err(format!(
-                "results.csv line {}: {} fields, the header has {}",
-                i + 2,
-                r.len(),
-                header.len()
-            ));
+    let no_run = "results.csv: no header with a \"run\" column; expected the results.csv `dropless sweep` writes";
+    let parsed = ResultsTable::parse(&text).map_err(|e| {
+        if e.starts_with("empty file") {
+            no_run.to_string()
+        } else {
+            format!("results.csv {e}")
         }
+    })?;
+    if parsed.column("run").is_none() {
+        return Err(no_run.into());
     }
+    let ResultsTable { header, rows } = parsed;
     let grid_text = std::fs::read_to_string(dir.join("grid.toml")).ok();
     let col = |name: &str| header.iter().position(|h| h == name);
     // The swept keys: grid.toml's [set] keys found in the header, else the

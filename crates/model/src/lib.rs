@@ -24,3 +24,4 @@ pub mod fast;
 pub mod marking;
 mod options;
 pub mod red_equilibrium;
+pub mod results_table;

@@ -565,63 +565,9 @@ pub(super) fn run_plots(
     Ok((plots, notes))
 }
 
-/// Parses CSV text (RFC 4180: quoted fields may hold commas, quotes and
-/// line breaks) into rows of fields.
-pub(super) fn parse_csv(text: &str) -> Vec<Vec<String>> {
-    let mut rows = Vec::new();
-    let mut row = Vec::new();
-    let mut field = String::new();
-    let mut quoted = false;
-    let mut chars = text.chars().peekable();
-    let mut any = false;
-    while let Some(c) = chars.next() {
-        any = true;
-        if quoted {
-            match c {
-                '"' if chars.peek() == Some(&'"') => {
-                    chars.next();
-                    field.push('"');
-                }
-                '"' => quoted = false,
-                c => field.push(c),
-            }
-            continue;
-        }
-        match c {
-            '"' => quoted = true,
-            ',' => row.push(std::mem::take(&mut field)),
-            '\r' => {}
-            '\n' => {
-                row.push(std::mem::take(&mut field));
-                rows.push(std::mem::take(&mut row));
-                any = false;
-            }
-            c => field.push(c),
-        }
-    }
-    if any {
-        row.push(field);
-        rows.push(row);
-    }
-    rows
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn csv_quotes() {
-        let r = parse_csv("a,b\n1,\"x,\"\"y\"\"\nz\"\n2,\n");
-        assert_eq!(
-            r,
-            vec![
-                vec!["a".to_string(), "b".into()],
-                vec!["1".into(), "x,\"y\"\nz".into()],
-                vec!["2".into(), "".into()],
-            ]
-        );
-    }
 
     #[test]
     fn long_series_are_binned() {

@@ -238,7 +238,8 @@ fn read_points(
     points: &mut Vec<(f64, f64, usize)>,
 ) -> Result<(), String> {
     let text = std::fs::read_to_string(shown).map_err(|e| format!("{shown}: {e}"))?;
-    let table = Table::parse(&text).map_err(|e| format!("{shown}: {e}"))?;
+    let table =
+        crate::results_table::ResultsTable::parse(&text).map_err(|e| format!("{shown}: {e}"))?;
     let col = |name: &str, opt: &str| {
         table.column(name).ok_or_else(|| {
             format!(
@@ -312,78 +313,6 @@ fn quantity(s: &str) -> Option<(f64, bool)> {
     match t.parse::<f64>() {
         Ok(v) => Some((v, false)),
         Err(_) => parse_rate(t).map(|v| (v / 1e9, true)),
-    }
-}
-
-/// A CSV file: the header and the rows, every field as text (RFC 4180
-/// quoting, as `dropless sweep` writes it).
-struct Table {
-    header: Vec<String>,
-    rows: Vec<Vec<String>>,
-}
-
-impl Table {
-    fn parse(text: &str) -> Result<Table, String> {
-        let mut records = Vec::new();
-        let mut rec = Vec::new();
-        let mut field = String::new();
-        let mut chars = text.chars().peekable();
-        let mut quoted = false;
-        let mut any = false;
-        while let Some(ch) = chars.next() {
-            any = true;
-            if quoted {
-                match ch {
-                    '"' if chars.peek() == Some(&'"') => {
-                        chars.next();
-                        field.push('"');
-                    }
-                    '"' => quoted = false,
-                    _ => field.push(ch),
-                }
-                continue;
-            }
-            match ch {
-                '"' if field.is_empty() => quoted = true,
-                ',' => rec.push(std::mem::take(&mut field)),
-                '\r' => {}
-                '\n' => {
-                    rec.push(std::mem::take(&mut field));
-                    records.push(std::mem::take(&mut rec));
-                    any = false;
-                }
-                _ => field.push(ch),
-            }
-        }
-        if quoted {
-            return Err("a quoted field does not end".into());
-        }
-        if any {
-            rec.push(field);
-            records.push(rec);
-        }
-        let mut it = records.into_iter();
-        let header = it.next().ok_or("empty file (no header)")?;
-        let mut rows = Vec::new();
-        for (i, r) in it.enumerate() {
-            if r.len() == 1 && r[0].is_empty() {
-                continue;
-            }
-            if r.len() != header.len() {
-                return Err(format!(
-                    "line {}: {} fields, the header has {}",
-                    i + 2,
-                    r.len(),
-                    header.len()
-                ));
-            }
-            rows.push(r);
-        }
-        Ok(Table { header, rows })
-    }
-
-    fn column(&self, name: &str) -> Option<usize> {
-        self.header.iter().position(|h| h == name)
     }
 }
 
