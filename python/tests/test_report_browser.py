@@ -216,3 +216,49 @@ def test_sweep_report(browser, tmp_path):
     finally:
         p.close()
 
+
+
+def test_sweep_report_shows_seeds_and_values_exactly(browser, tmp_path):
+    """Issue 37: the page's seeds equal results.csv's and summary.json's to
+    the digit (64-bit seeds are above 2^53, where a JSON number would be
+    rounded), and every float in the results table shows every digit the
+    CSV file has."""
+    import csv
+    import json
+
+    grid = tmp_path / "grid.toml"
+    quickstart = (ROOT / "scenarios/quickstart.toml").as_posix()
+    grid.write_text(
+        f'scenario = "{quickstart}"\nrepeats = 3\nseed = 12345\n[set]\nduration = ["2s"]\n"flows[1].start" = ["1s"]\n'
+        '"flows[*].send_jitter" = ["100us"]\n'
+    )
+    out = tmp_path / "sweep"
+    _dropless("sweep", str(grid), "--out", str(out), "--jobs", "1", "--quiet", "--html")
+    with open(out / "results.csv", newline="") as f:
+        csv_rows = list(csv.DictReader(f))
+    seeds = sorted({r["seed"] for r in csv_rows}, key=int)
+    assert len(seeds) == 3 and any(int(s) > 2**53 for s in seeds), seeds
+    p = Page(browser, out / "report.html")
+    try:
+        page = p.page
+        headers = page.query_selector_all('[data-table="results"] th')
+        names = [h.evaluate("h => h.firstChild.textContent") for h in headers]
+        cells = [[td.inner_text() for td in r.query_selector_all("td")]
+                 for r in page.query_selector_all('[data-table="results"] tbody tr')]
+        shown = sorted({c[names.index("seed")] for c in cells}, key=int)
+        assert shown == seeds
+        # Every results column as the CSV writes it (the page keeps the rows' order).
+        for name in ("goodput_bps", "loss_per_10k", "seed"):
+            assert [c[names.index(name)] for c in cells] == [r[name] for r in csv_rows], name
+        # A seed copied from the page reproduces the run: `dropless run` with it
+        # reports the same seed in summary.json and the same goodput.
+        first = csv_rows[0]
+        run_out = tmp_path / "one"
+        _dropless("run", quickstart, "--out", str(run_out), "--set", "duration=2s",
+                  "--set", "flows[1].start=1s", "--set", "flows[*].send_jitter=100us", "--set", f"seed={first['seed']}")
+        summary = json.loads((run_out / "summary.json").read_text())
+        assert str(summary["seed"]) == first["seed"]
+        assert float(summary["flows"][0]["goodput_bps"]) == float(first["goodput_bps"])
+        assert p.errors == [], p.errors
+    finally:
+        p.close()

@@ -213,6 +213,32 @@ fn text_of(v: Option<&Value>) -> String {
     }
 }
 
+/// A numeric CSV cell for the page's JSON, exactly as written: a number
+/// when JavaScript reads it back to the same text (every f64 the sweep
+/// writes, every integer up to 2^53), otherwise the text itself, so that a
+/// 64-bit seed such as 10451216379200822465 is not shown rounded to
+/// 10451216379200823000 (the page sorts such strings numerically).
+fn exact_number(text: &str) -> Value {
+    let t = text.trim();
+    let Ok(x) = t.parse::<f64>() else {
+        return Value::Null;
+    };
+    if !x.is_finite() {
+        return Value::Null;
+    }
+    let integer = !t.is_empty()
+        && t.trim_start_matches('-')
+            .bytes()
+            .all(|b| b.is_ascii_digit());
+    if integer {
+        return match t.parse::<i64>() {
+            Ok(i) if i.unsigned_abs() <= 1 << 53 => json!(i),
+            _ => json!(t),
+        };
+    }
+    json!(x)
+}
+
 fn num_of(v: Option<&Value>) -> Option<f64> {
     v.and_then(Value::as_f64)
 }
@@ -504,16 +530,7 @@ fn sweep_page(dir: &Path) -> Result<String, String> {
         .collect();
     let cell = |r: &Vec<String>, c: usize| -> Value {
         if numeric[c] {
-            r[c].parse::<f64>()
-                .ok()
-                .filter(|x| x.is_finite())
-                .map_or(Value::Null, |x| {
-                    if x.fract() == 0.0 && x.abs() < 9e15 {
-                        json!(x as i64)
-                    } else {
-                        json!(x)
-                    }
-                })
+            exact_number(&r[c])
         } else {
             json!(r[c])
         }

@@ -22,6 +22,18 @@
     return String(parseFloat(v.toPrecision(a >= 100 ? 6 : 4)));
   }
 
+  // A number for a table cell, where a user copies it: every digit it
+  // has (JavaScript's shortest round-trip form, as the CSV files write
+  // numbers). Integers too large for a double travel as strings and are
+  // shown as they are.
+  function exact(v) {
+    if (v === null || v === undefined) return "–";
+    return String(v);
+  }
+  function numeric(v) {
+    return typeof v === "number" || (typeof v === "string" && /^-?[0-9]+$/.test(v));
+  }
+
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) e.className = cls;
@@ -64,8 +76,8 @@
         var tr = tbody.insertRow();
         r.forEach(function (v) {
           var td = tr.insertCell();
-          td.textContent = fmt(v);
-          if (typeof v === "number") td.className = "num";
+          td.textContent = exact(v);
+          if (numeric(v)) td.className = "num";
         });
       });
     }
