@@ -970,6 +970,9 @@ pub fn sweep(a: &SweepArgs) -> Result<(), Failure> {
     let res = run_all(&g, &plans, jobs)?;
     let wall = t0.elapsed().as_secs_f64();
     write_results(&g, &plans, &res, &dir)?;
+    if let Some(w) = seed_warning(&g, &res) {
+        eprintln!("{w}");
+    }
 
     if !a.quiet {
         print_summary(&g, &plans, &res);
@@ -990,6 +993,39 @@ pub fn sweep(a: &SweepArgs) -> Result<(), Failure> {
         println!("wrote {}", page.display());
     }
     Ok(())
+}
+
+/// The warning for a sweep whose seeds changed nothing: with more than one
+/// repeat, every repeat of every grid point gave the same results (the
+/// scenario has nothing the seed draws: no send or ACK jitter, random loss,
+/// RED, Poisson or Pareto traffic, random probing). `None` when some point's
+/// repeats differ, or with one repeat.
+pub(crate) fn seed_warning(g: &Grid, res: &[RunRows]) -> Option<String> {
+    if g.repeats < 2 || res.is_empty() {
+        return None;
+    }
+    let same = |a: &RunRows, b: &RunRows| {
+        a.utilization.to_bits() == b.utilization.to_bits()
+            && a.jain.to_bits() == b.jain.to_bits()
+            && a.rows.len() == b.rows.len()
+            && a.rows.iter().zip(&b.rows).all(|(x, y)| {
+                x.goodput_bps.to_bits() == y.goodput_bps.to_bits()
+                    && x.packets_sent == y.packets_sent
+                    && x.packets_lost == y.packets_lost
+                    && x.mean_rtt_s.to_bits() == y.mean_rtt_s.to_bits()
+            })
+    };
+    let all_same = res
+        .chunks(g.repeats)
+        .all(|point| point.iter().all(|r| same(r, &point[0])));
+    all_same.then(|| {
+        format!(
+            "warning: {}: the {} repeats of each grid point gave identical results: nothing in {} depends on the seed (no send or ACK jitter, random loss, RED, Poisson or Pareto traffic), so the spread over seeds is zero; give the runs the randomness real runs have, e.g. \"flows[*].send_jitter\" = [\"120us\"] in [set]",
+            g.file,
+            g.repeats,
+            g.scenario.display()
+        )
+    })
 }
 
 fn print_summary(g: &Grid, plans: &[Plan], res: &[RunRows]) {

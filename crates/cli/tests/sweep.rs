@@ -177,6 +177,37 @@ fn repeats_get_distinct_seeds() {
     assert!(lines[2].starts_with("2,2,"), "{csv}");
 }
 
+/// Issue 37: seeds over a scenario with nothing random give one run many
+/// times; the sweep says so. With send jitter drawn from the seed the
+/// repeats differ and there is no warning.
+#[test]
+fn a_sweep_whose_seeds_change_nothing_says_so() {
+    let s = Scratch::new("seedless");
+    setup(s.path(), "scenario = \"scen/tiny.toml\"\nrepeats = 3\n");
+    let o = dropless(s.path(), &["sweep", "grid.toml", "--out", "o", "-q"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("warning: grid.toml: the 3 repeats of each grid point gave identical results"),
+        "{err}"
+    );
+    let csv = std::fs::read_to_string(s.path().join("o/results.csv")).unwrap();
+    let goodput: std::collections::BTreeSet<&str> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(6).unwrap())
+        .collect();
+    assert_eq!(goodput.len(), 1, "{csv}");
+
+    setup(
+        s.path(),
+        "scenario = \"scen/tiny.toml\"\nrepeats = 3\n[set]\n\"flows[*].send_jitter\" = [\"600us\"]\n",
+    );
+    let o = dropless(s.path(), &["sweep", "grid.toml", "--out", "j", "-q"]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(!text(&o.stderr).contains("warning"), "{}", text(&o.stderr));
+}
+
 /// Runs a bad grid; checks exit code 2, the message and that nothing is left.
 fn bad(grid: &str, needles: &[&str]) {
     let s = Scratch::new("bad");
