@@ -84,17 +84,25 @@ def _local(grid_json: str, n: int, jobs: Optional[int], bar) -> List[bytes]:
     workers = jobs or os.cpu_count() or 1
     results: List[Optional[bytes]] = [None] * n
     # The extension releases the GIL while a run simulates: threads run in parallel.
-    with ThreadPoolExecutor(max_workers=min(workers, max(n, 1))) as ex:
-        futs = {ex.submit(_dropless.sweep_run_one, grid_json, i): i for i in range(n)}
-        try:
-            for f in as_completed(futs):
-                results[futs[f]] = f.result()
-                if bar is not None:
-                    bar.update(1)
-        except BaseException:
-            for f in futs:
-                f.cancel()
-            raise
+    _dropless.cancel(False)
+    try:
+        with ThreadPoolExecutor(max_workers=min(workers, max(n, 1))) as ex:
+            futs = {ex.submit(_dropless.sweep_run_one, grid_json, i): i for i in range(n)}
+            try:
+                for f in as_completed(futs):
+                    results[futs[f]] = f.result()
+                    if bar is not None:
+                        bar.update(1)
+            except BaseException:
+                # Ctrl-C (or an error): queued runs never start, and the runs
+                # in flight stop at their next chunk (a tenth of a second),
+                # so leaving the executor does not wait for them to end.
+                _dropless.cancel(True)
+                for f in futs:
+                    f.cancel()
+                raise
+    finally:
+        _dropless.cancel(False)
     return results  # type: ignore[return-value]
 
 

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use dropless::api::{self, Column, Source, Table};
 use dropless::Failure;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
@@ -33,7 +33,23 @@ fn raise(f: Failure) -> PyErr {
     match f {
         Failure::Input(m) => InputError::new_err(m),
         Failure::Run(m) => RunError::new_err(m),
+        Failure::Interrupted(m) => PyKeyboardInterrupt::new_err(m),
     }
+}
+
+/// Whether a run should stop: a cancelled sweep ([`cancel`]), or a signal
+/// Python has received (Ctrl-C, Jupyter's "interrupt kernel"; only the main
+/// thread sees those, and its handler raising means "stop"). Called between
+/// chunks of a simulation, about ten times a second, with the GIL released.
+fn should_stop() -> bool {
+    dropless::interrupt::cancelled() || Python::attach(|py| py.check_signals().is_err())
+}
+
+/// Asks every simulation of this process to stop (`True`: a sweep was
+/// interrupted) or clears that request (`False`, as a sweep starts).
+#[pyfunction]
+fn cancel(on: bool) {
+    dropless::interrupt::cancel(on);
 }
 
 /// Which scenario: `kind` is "quickstart", "path" or "text".
@@ -96,7 +112,9 @@ fn run<'py>(
         html,
     };
     let r = py
-        .detach(|| api::load(src, &sets).and_then(|s| api::run(&s, &opts)))
+        .detach(|| {
+            api::load(src, &sets).and_then(|s| api::run_until_stopped(&s, &opts, &should_stop))
+        })
         .map_err(raise)?;
     let d = PyDict::new(py);
     d.set_item("summary_json", r.summary_json)?;
@@ -239,6 +257,7 @@ fn _dropless(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sweep_default_dir, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_check_dir, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_run_one, m)?)?;
+    m.add_function(wrap_pyfunction!(cancel, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_run_many, m)?)?;
     m.add_function(wrap_pyfunction!(sweep_write, m)?)?;
     m.add_function(wrap_pyfunction!(report, m)?)?;

@@ -197,3 +197,46 @@ def test_sweep_from_a_dict(tmp_path):
     with pytest.raises(dropless.InputError, match="backend"):
         dropless.sweep({"scenario": QS}, backend="dask", out=tmp_path / "f")
     assert not (tmp_path / "e").exists() and not (tmp_path / "f").exists()
+
+
+_INTERRUPT_SCRIPT = r"""
+import json, os, signal, sys, threading, time
+import dropless
+what = sys.argv[1]
+sent = {}
+def fire():
+    sent["t"] = time.monotonic()
+    os.kill(os.getpid(), signal.SIGINT)
+threading.Timer(1.5, fire).start()
+t0 = time.monotonic()
+try:
+    if what == "run":
+        dropless.run("scenarios/loss-based.toml", {"duration": "60s"})
+    else:
+        dropless.sweep({"scenario": "scenarios/loss-based.toml", "repeats": 4,
+                        "set": {"duration": ["60s"]}}, jobs=2, out=sys.argv[2], progress=False)
+    print(json.dumps({"raised": None}))
+except KeyboardInterrupt as e:
+    print(json.dumps({"raised": "KeyboardInterrupt", "message": str(e),
+                      "after_signal_s": time.monotonic() - sent["t"]}))
+"""
+
+
+@pytest.mark.parametrize("what", ["run", "sweep"])
+def test_ctrl_c_stops_a_long_run_within_two_seconds(what, tmp_path):
+    """Issue 37: SIGINT 1.5 s into a 60-s run (or a sweep of four) raises
+    KeyboardInterrupt within 2 s, not when the run ends; a sweep writes
+    nothing. In a child process, so that the signal reaches its main thread
+    as Ctrl-C (or Jupyter's interrupt) does."""
+    from conftest import ROOT
+
+    out = tmp_path / "sweep"
+    r = subprocess.run(
+        [__import__("sys").executable, "-c", _INTERRUPT_SCRIPT, what, str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+    )
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout.strip().splitlines()[-1])
+    assert got["raised"] == "KeyboardInterrupt", (got, r.stderr)
+    assert got["after_signal_s"] < 2.0, got
+    assert not out.exists()

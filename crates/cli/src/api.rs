@@ -147,12 +147,24 @@ fn events_table(r: &dropless_sim::SimResult) -> Table {
 
 /// Runs a scenario in this thread (no progress bar, nothing printed).
 pub fn run(s: &Scenario, o: &RunOptions) -> Result<RunOutput, Failure> {
+    run_until_stopped(s, o, &crate::interrupt::cancelled)
+}
+
+/// [`run`], asking `stop` between chunks of the simulation (about every
+/// tenth of a second, [`crate::interrupt`]): when it says so, the run ends
+/// with [`Failure::Interrupted`] and writes nothing.
+pub fn run_until_stopped(
+    s: &Scenario,
+    o: &RunOptions,
+    stop: &dyn Fn() -> bool,
+) -> Result<RunOutput, Failure> {
     run::memory_check(s)?;
     let sim = s.simulation().map_err(|e| Failure::Input(e.to_string()))?;
     if let Some(dir) = &o.out {
         run::preflight(dir, o.force)?;
     }
-    let (result, wall) = run::simulate(sim, s.config.duration, false);
+    let (result, wall) = run::simulate(sim, s.config.duration, false, stop)
+        .map_err(|i| Failure::Interrupted(i.message(&format!("the run of {}", s.file))))?;
     let mut files = Vec::new();
     if let Some(dir) = &o.out {
         let args = RunArgs {

@@ -16,6 +16,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 pub mod api;
 mod bench;
 mod emulate;
+pub mod interrupt;
 mod list;
 mod output;
 mod plot;
@@ -305,6 +306,9 @@ pub enum Failure {
     Input(String),
     /// The run or its output failed: exit code 1.
     Run(String),
+    /// Stopped on request (Ctrl-C, a cancelled sweep) before its end, with
+    /// nothing written: exit code 130, as a shell reports SIGINT.
+    Interrupted(String),
 }
 
 /// Restores the default SIGPIPE action, so that `dropless list | head` ends
@@ -382,6 +386,10 @@ pub fn main() -> ExitCode {
         Err(Failure::Run(m)) => {
             eprintln!("error: {m}");
             ExitCode::from(1)
+        }
+        Err(Failure::Interrupted(m)) => {
+            eprintln!("{m}");
+            ExitCode::from(130)
         }
     }
 }

@@ -77,7 +77,7 @@ pub fn report(a: &ReportArgs) -> Result<(), Failure> {
 /// temporary name and renamed, so no partial file is left behind.
 pub fn write_report(dir: &Path) -> Result<PathBuf, String> {
     build(dir).map_err(|f| match f {
-        Failure::Input(m) | Failure::Run(m) => m,
+        Failure::Input(m) | Failure::Run(m) | Failure::Interrupted(m) => m,
     })
 }
 

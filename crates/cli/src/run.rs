@@ -2,13 +2,13 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 use dropless_cc::secs;
 use dropless_scenario::Scenario;
 use dropless_sim::{SimResult, Simulation};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::interrupt::{cancelled, Interrupted};
 use crate::{output, table, CheckArgs, Failure, RunArgs, QUICKSTART, QUICKSTART_LABEL};
 
 /// Loads the scenario named on the command line, or the built-in quick start.
@@ -165,46 +165,44 @@ pub(crate) fn preflight(dir: &Path, force: bool) -> Result<(), Failure> {
     w.map_err(|e| cannot_write(dir, e))
 }
 
-/// Runs the simulation with a progress bar on a terminal for long runs.
-pub(crate) fn simulate(sim: Simulation, duration: u64, progress: bool) -> (SimResult, f64) {
-    let mut sim = sim;
-    let t0 = Instant::now();
-    let steps = 400u64;
-    let step = (duration / steps).max(1);
-    let bar = ProgressBar::with_draw_target(Some(steps), ProgressDrawTarget::hidden());
+/// Runs the simulation with a progress bar on a terminal for long runs,
+/// stopping early (with where it stopped) when `stop` asks
+/// ([`crate::interrupt`]).
+pub(crate) fn simulate(
+    sim: Simulation,
+    duration: u64,
+    progress: bool,
+    stop: &dyn Fn() -> bool,
+) -> Result<(SimResult, f64), Interrupted> {
+    const STEPS: u64 = 1000;
+    let bar = ProgressBar::with_draw_target(Some(STEPS), ProgressDrawTarget::hidden());
     bar.set_style(
         ProgressStyle::with_template("{spinner} [{bar:20}] {percent:>3}% {msg}")
             .expect("valid template")
             .progress_chars("=> "),
     );
     let mut shown = false;
-    let mut t = 0;
-    while t < duration {
-        t = t.saturating_add(step).min(duration);
-        sim.run_until(t);
-        if progress {
-            let wall = t0.elapsed();
-            if !shown && wall > Duration::from_millis(800) {
-                bar.set_draw_target(ProgressDrawTarget::stderr());
-                shown = true;
-            }
-            if shown {
-                let w = wall.as_secs_f64();
-                bar.set_position(t / step);
-                bar.set_message(format!(
-                    "{:.1}/{:.1} s simulated, {:.1}x real time, {:.2} M pkt/s",
-                    secs(t),
-                    secs(duration),
-                    secs(t) / w,
-                    sim.data_packets() as f64 / w / 1e6
-                ));
-            }
+    let r = crate::interrupt::simulate(sim, duration, stop, &mut |sim, t, w| {
+        if !progress {
+            return;
         }
-    }
-    let r = sim.finish();
-    let wall = t0.elapsed().as_secs_f64();
+        if !shown && w > 0.8 {
+            bar.set_draw_target(ProgressDrawTarget::stderr());
+            shown = true;
+        }
+        if shown {
+            bar.set_position((t as u128 * STEPS as u128 / duration.max(1) as u128) as u64);
+            bar.set_message(format!(
+                "{:.1}/{:.1} s simulated, {:.1}x real time, {:.2} M pkt/s",
+                secs(t),
+                secs(duration),
+                secs(t) / w,
+                sim.data_packets() as f64 / w / 1e6
+            ));
+        }
+    });
     bar.finish_and_clear();
-    (r, wall)
+    r
 }
 
 /// Memory a simulated flow takes, bytes: 10.8 kB measured with 50,000
@@ -249,7 +247,9 @@ pub fn run(a: &RunArgs) -> Result<(), Failure> {
     preflight(&dir, a.force || a.out.is_none())?;
 
     let progress = !a.no_progress && std::io::stderr().is_terminal();
-    let (result, wall) = simulate(sim, s.config.duration, progress);
+    crate::interrupt::install_signal_handlers();
+    let (result, wall) = simulate(sim, s.config.duration, progress, &cancelled)
+        .map_err(|i| Failure::Interrupted(i.message(&format!("the run of {}", s.file))))?;
 
     let tmp = temp_sibling(&dir, "tmp");
     std::fs::create_dir(&tmp).map_err(|e| cannot_write(&dir, e))?;

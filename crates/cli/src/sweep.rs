@@ -474,9 +474,13 @@ fn execute(g: &Grid, i: usize, p: &Plan) -> Result<RunRows, Failure> {
         .scenario
         .simulation()
         .map_err(|e| Failure::Input(format!("{}: run {i}: {e}", g.file)))?;
-    let t0 = Instant::now();
-    let r = sim.run();
-    let wall_s = t0.elapsed().as_secs_f64();
+    let (r, wall_s) = crate::interrupt::simulate(
+        sim,
+        p.scenario.config.duration,
+        &crate::interrupt::cancelled,
+        &mut |_, _, _| {},
+    )
+    .map_err(|e| Failure::Interrupted(e.message(&format!("{}: run {i}", g.file))))?;
     let rows = r
         .flows
         .iter()
@@ -967,7 +971,15 @@ pub fn sweep(a: &SweepArgs) -> Result<(), Failure> {
         jobs.min(n)
     );
     let t0 = Instant::now();
-    let res = run_all(&g, &plans, jobs)?;
+    crate::interrupt::install_signal_handlers();
+    let res = run_all(&g, &plans, jobs);
+    if crate::interrupt::cancelled() {
+        return Err(Failure::Interrupted(format!(
+            "interrupted: sweep {} stopped before its {n} runs were done; nothing was written",
+            g.file
+        )));
+    }
+    let res = res?;
     let wall = t0.elapsed().as_secs_f64();
     write_results(&g, &plans, &res, &dir)?;
     if let Some(w) = seed_warning(&g, &res) {
