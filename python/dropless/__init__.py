@@ -55,8 +55,13 @@ def _source(scenario: Scenario):
     if isinstance(scenario, os.PathLike):
         return ("path", os.fspath(scenario), "")
     if isinstance(scenario, str):
-        # A scenario's TOML always has a key = value line; a path has neither.
-        if "\n" in scenario or "=" in scenario:
+        # A scenario's TOML always has a key = value line; a path has no line
+        # break. A one-line string that names a file, or ends in .toml, is a
+        # path even if it holds '=' (runs/buffer=2bdp.toml).
+        one_line = "\n" not in scenario
+        if one_line and (os.path.isfile(scenario) or scenario.strip().endswith(".toml")):
+            return ("path", scenario, "")
+        if not one_line or "=" in scenario:
             return ("text", scenario, "the scenario string")
         return ("path", scenario, "")
     if isinstance(scenario, Mapping):
@@ -174,8 +179,18 @@ class Result:
 
 
 def _dataframe_kind(dataframe: str) -> str:
+    """Checks ``dataframe`` before anything runs: a known kind, and for
+    polars that polars can be imported (not only when a frame is first read)."""
     if dataframe not in ("pandas", "polars"):
         raise InputError(f"dataframe: found {dataframe!r}, expected 'pandas' or 'polars'")
+    if dataframe == "polars":
+        try:
+            import polars  # noqa: F401
+        except ImportError:
+            raise InputError(
+                "dataframe='polars': the polars package is not installed "
+                "(pip install polars, or the package's [polars] extra)"
+            ) from None
     return dataframe
 
 
@@ -206,6 +221,10 @@ def run(
     sets = _sets(overrides)
     if html and out is None:
         raise InputError("html=True: the report is written into out=...; give out")
+    if plots and out is None:
+        raise InputError(
+            "plots=True: the plots are drawn into out=...; give out, or draw from the result with .plot()"
+        )
     out_s = None if out is None else os.fspath(out)
     raw = _dropless.run(*src, sets, out_s, bool(force), bool(plots), bool(html))
     return Result(raw, kind)

@@ -289,8 +289,9 @@ def sweep(
     """
     if backend not in BACKENDS:
         raise InputError(f"backend: found {backend!r}, expected one of {', '.join(BACKENDS)}")
-    if dataframe not in ("pandas", "polars"):
-        raise InputError(f"dataframe: found {dataframe!r}, expected 'pandas' or 'polars'")
+    from . import _dataframe_kind
+
+    _dataframe_kind(dataframe)
     if backend == "local" and address is not None:
         raise InputError("address: only for backend='ray'")
     if backend == "ray" and jobs is not None:

@@ -240,3 +240,39 @@ def test_ctrl_c_stops_a_long_run_within_two_seconds(what, tmp_path):
     assert got["raised"] == "KeyboardInterrupt", (got, r.stderr)
     assert got["after_signal_s"] < 2.0, got
     assert not out.exists()
+
+
+def test_plots_without_out_is_refused_before_the_run():
+    with pytest.raises(dropless.InputError, match=r"^plots=True: the plots are drawn into out="):
+        dropless.run(QS, plots=True)
+
+
+def test_polars_missing_is_found_before_any_run(monkeypatch, tmp_path):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "polars", None)  # import polars now raises ImportError
+    with pytest.raises(dropless.InputError, match="polars package is not installed"):
+        dropless.run(QS, dataframe="polars")
+    with pytest.raises(dropless.InputError, match="polars package is not installed"):
+        dropless.sweep({"scenario": QS, "set": {"duration": ["1s"]}}, out=tmp_path / "s",
+                       dataframe="polars", progress=False)
+    assert not (tmp_path / "s").exists()
+
+
+def test_a_path_holding_an_equals_sign_is_a_path(tmp_path):
+    from conftest import ROOT
+
+    p = tmp_path / "buffer=2bdp.toml"
+    p.write_text((ROOT / QS).read_text())
+    r = dropless.run(str(p), {"duration": "2s"})
+    assert r.summary["scenario"] == "quickstart"
+    with pytest.raises(dropless.InputError, match="missing=1.toml"):
+        dropless.run(str(tmp_path / "missing=1.toml"))
+
+
+def test_an_unwritable_sweep_output_is_refused_before_any_run(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    with pytest.raises(dropless.RunError, match="cannot write|Not a directory"):
+        dropless.sweep({"scenario": QS, "set": {"duration": ["3600s"]}}, out=blocker / "out",
+                       progress=False)

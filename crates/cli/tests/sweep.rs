@@ -208,6 +208,29 @@ fn a_sweep_whose_seeds_change_nothing_says_so() {
     assert!(!text(&o.stderr).contains("warning"), "{}", text(&o.stderr));
 }
 
+/// An output directory that cannot be written is found before any run
+/// (issue 37), not after the whole sweep.
+#[test]
+fn an_unwritable_output_is_refused_before_any_run() {
+    let s = Scratch::new("unwritable");
+    setup(
+        s.path(),
+        "scenario = \"scen/tiny.toml\"\n[set]\nduration = [\"3600s\"]\n",
+    );
+    std::fs::write(s.path().join("blocker"), "a file, not a directory").unwrap();
+    let o = dropless(
+        s.path(),
+        &["sweep", "grid.toml", "--out", "blocker/out", "-q"],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let err = text(&o.stderr);
+    assert!(
+        err.starts_with("error: cannot write output directory \"blocker/out\""),
+        "{err}"
+    );
+    assert!(!err.contains("run 0 done"), "{err}");
+}
+
 /// Runs a bad grid; checks exit code 2, the message and that nothing is left.
 fn bad(grid: &str, needles: &[&str]) {
     let s = Scratch::new("bad");
