@@ -264,7 +264,7 @@ def test_a_path_holding_an_equals_sign_is_a_path(tmp_path):
 
     p = tmp_path / "buffer=2bdp.toml"
     p.write_text((ROOT / QS).read_text())
-    r = dropless.run(str(p), {"duration": "2s"})
+    r = dropless.run(str(p), {"duration": "6s"})
     assert r.summary["scenario"] == "quickstart"
     with pytest.raises(dropless.InputError, match="missing=1.toml"):
         dropless.run(str(tmp_path / "missing=1.toml"))
