@@ -132,10 +132,21 @@ m = re.search(r"(\d+) dropped at the full buffer", emu)
 drops = m.group(1) if m else "?"
 m = re.search(r"99th percentile ([\d.]+) us", emu)
 late = m.group(1) if m else "?"
-rtts, exit_w = [], None
+# Each poll lists iperf3's control connection too: keep the connection
+# that has acknowledged the most bytes.
+polls = []
 for line in open(f"{out}/ss"):
+    if line.startswith("T "):
+        polls.append([])
+    elif polls and "bytes_acked:" in line:
+        polls[-1].append(line)
+rtts, exit_w = [], None
+for conns in polls:
+    if not conns:
+        continue
+    line = max(conns, key=lambda l: int(re.search(r"bytes_acked:(\d+)", l).group(1)))
     r = re.search(r"\brtt:([\d.]+)/", line)
-    if r and "bytes_acked" in line:
+    if r:
         rtts.append(float(r.group(1)))
     s = re.search(r"\bssthresh:(\d+)", line)
     c = re.search(r"\bcwnd:(\d+)", line)
