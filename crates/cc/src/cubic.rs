@@ -30,6 +30,14 @@
 //!   `hystart = 2`: a delay increase leads to a conservative slow start and,
 //!   after five rounds of it, to congestion avoidance.
 //!
+//! * Linux's internal pacing (`pacing`, off by default as in a stock
+//!   Linux CUBIC socket; [`LinuxPacing`]): Linux paces a CUBIC flow whose
+//!   socket asked for pacing (created under BBR, or sending through the fq
+//!   qdisc) at `2 cwnd / srtt` while `cwnd < ssthresh / 2` and `1.2 cwnd /
+//!   srtt` above (`tcp_update_pacing_rate()`), in bursts of about 1 ms of
+//!   that rate (`tcp_tso_autosize()`); HyStart then waits for an ACK train
+//!   of a whole minimum RTT.
+//!
 //! Time `t` comes from the `now` argument: the controller never reads a
 //! clock.
 
@@ -37,6 +45,37 @@ use crate::hystart::{HyStart, HyStartConfig};
 use crate::hystart_pp::{HyStartPp, HyStartPpConfig, Phase as PpPhase};
 use crate::newreno::{WindowCore, WindowParams};
 use crate::{secs, AckSample, CongestionEvent, Control, Controller, PacketFlags, Time};
+
+/// Linux's internal TCP pacing (net/ipv4/tcp_input.c
+/// `tcp_update_pacing_rate()`, net/ipv4/tcp_output.c `tcp_tso_autosize()`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LinuxPacing {
+    /// Bytes a full-size packet occupies on the wire.
+    pub wire_size: u32,
+    /// Rate over `cwnd / srtt` while `cwnd < ssthresh / 2`
+    /// (`tcp_pacing_ss_ratio`, 200 %).
+    pub ss_ratio: f64,
+    /// Rate over `cwnd / srtt` above (`tcp_pacing_ca_ratio`, 120 %).
+    pub ca_ratio: f64,
+    /// Packets leave in bursts of this much time at the pacing rate
+    /// (`sk_pacing_shift` 10: about 1 ms).
+    pub burst_time: Time,
+    /// Largest burst, packets (one 64 KB GSO packet: 45 of 1448 bytes).
+    pub max_burst: u32,
+}
+
+impl LinuxPacing {
+    /// Linux's ratios (200 %, 120 %), 1-ms bursts of at most 45 packets.
+    pub fn new(wire_size: u32) -> Self {
+        LinuxPacing {
+            wire_size,
+            ss_ratio: 2.0,
+            ca_ratio: 1.2,
+            burst_time: crate::MILLISECOND,
+            max_burst: 45,
+        }
+    }
+}
 
 /// CUBIC parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -56,6 +95,9 @@ pub struct CubicConfig {
     pub hystart: Option<HyStartConfig>,
     /// HyStart++ (RFC 9406) instead; with it `hystart` is ignored.
     pub hystart_pp: Option<HyStartPpConfig>,
+    /// Linux's internal pacing; `None`: ACK clocked, as a stock Linux
+    /// CUBIC socket.
+    pub pacing: Option<LinuxPacing>,
 }
 
 impl Default for CubicConfig {
@@ -68,6 +110,7 @@ impl Default for CubicConfig {
             reno_friendly: true,
             hystart: Some(HyStartConfig::default()),
             hystart_pp: None,
+            pacing: None,
         }
     }
 }
@@ -106,6 +149,8 @@ pub struct Cubic {
     hystart: Option<HyStart>,
     /// HyStart++'s state, if on.
     hystart_pp: Option<HyStartPp>,
+    /// Latest smoothed RTT (for Linux's pacing rate), 0 before a sample.
+    srtt: Time,
 }
 
 impl Cubic {
@@ -127,6 +172,7 @@ impl Cubic {
                 cfg.hystart.map(HyStart::new)
             },
             hystart_pp: cfg.hystart_pp.map(HyStartPp::new),
+            srtt: 0,
         }
     }
 
@@ -214,10 +260,32 @@ impl Controller for Cubic {
     }
 
     fn control(&self) -> Control {
-        self.core.control()
+        let mut c = self.core.control();
+        if let (Some(p), Some(w)) = (self.cfg.pacing, c.cwnd) {
+            if self.srtt > 0 {
+                // Linux tcp_update_pacing_rate(): ss_ratio below ssthresh/2.
+                let ratio = if self.core.cwnd < self.core.ssthresh / 2.0 {
+                    p.ss_ratio
+                } else {
+                    p.ca_ratio
+                };
+                let rate = ratio * w * p.wire_size as f64 / secs(self.srtt);
+                c.pacing_rate = Some(rate);
+                // Linux tcp_tso_autosize(): about burst_time of the rate,
+                // at least 2 packets, at most one GSO packet.
+                let burst = (rate * secs(p.burst_time) / p.wire_size as f64) as u32;
+                c.max_burst = Some(burst.clamp(2, p.max_burst.max(2)));
+            }
+        }
+        c
     }
 
     fn on_ack(&mut self, now: Time, ack: &AckSample) {
+        if ack.srtt > 0 {
+            self.srtt = ack.srtt;
+        } else if let Some(r) = ack.rtt.filter(|&r| r > 0) {
+            self.srtt = r;
+        }
         let Some(mut acked) = self.core.begin_ack(ack) else {
             return;
         };
@@ -421,5 +489,50 @@ mod tests {
         a.in_recovery = true;
         c.on_ack(3, &a);
         assert_eq!(cwnd(&c), 1.0);
+    }
+
+    /// Linux tcp_update_pacing_rate(): 2 cwnd / srtt while cwnd is below
+    /// ssthresh / 2, 1.2 cwnd / srtt above; bursts of about 1 ms of the
+    /// rate (tcp_tso_autosize()), 2 to 45 packets. Off: no pacing rate.
+    #[test]
+    fn linux_pacing_doubles_the_rate_in_slow_start() {
+        let cfg = |pacing| CubicConfig {
+            window: WindowParams {
+                initial_cwnd: 100.0,
+                initial_ssthresh: f64::INFINITY,
+                rto_cwnd: 1.0,
+            },
+            pacing,
+            ..CubicConfig::default()
+        };
+        let mut c = Cubic::new(cfg(Some(LinuxPacing::new(1500))));
+        // No RTT sample yet: no rate.
+        assert_eq!(c.control().pacing_rate, None);
+        c.on_ack(MILLISECOND, &ack(RTT100, 1));
+        let w = cwnd(&c);
+        let rate = c.control().pacing_rate.unwrap();
+        assert!((rate - 2.0 * w * 1500.0 / 0.1).abs() < 1e-6, "{rate}");
+        // 2 x 101 x 1500 B / 0.1 s = 3.03 MB/s: 3.03 kB per ms, 2 packets.
+        assert_eq!(c.control().max_burst, Some(2));
+        // After a loss cwnd = ssthresh = 0.7 w: the 1.2 ratio.
+        c.on_congestion_event(2 * MILLISECOND, &loss(100));
+        let w = cwnd(&c);
+        let rate = c.control().pacing_rate.unwrap();
+        assert!((rate - 1.2 * w * 1500.0 / 0.1).abs() < 1e-6, "{rate}");
+        // A large window: 1 ms of 2 x 20 000 x 1500 B / 0.1 s is 400
+        // packets, capped at 45.
+        let mut c = Cubic::new(CubicConfig {
+            window: WindowParams {
+                initial_cwnd: 20_000.0,
+                initial_ssthresh: f64::INFINITY,
+                rto_cwnd: 1.0,
+            },
+            ..cfg(Some(LinuxPacing::new(1500)))
+        });
+        c.on_ack(MILLISECOND, &ack(RTT100, 1));
+        assert_eq!(c.control().max_burst, Some(45));
+        let mut c = Cubic::new(cfg(None));
+        c.on_ack(MILLISECOND, &ack(RTT100, 1));
+        assert_eq!(c.control().pacing_rate, None);
     }
 }

@@ -204,6 +204,8 @@ static SPECS: &[CcSpec] = &[
             "c" = 0.4, "cubic scaling constant C, packets/s^3";
             "beta" = 0.7, "window multiplier on congestion beta_cubic, in (0,1)";
             "hystart" = 1.0, "1: leave slow start early with HyStart (ACK train, delay increase), as Linux's CUBIC does by default; 2: HyStart++ (RFC 9406: delay increase, then conservative slow start); 0: slow start until the first loss";
+            "ack_delay" = 1.0, "1: HyStart's ACK-train threshold includes Linux's slack (hystart_ack_delay(): min(1 ms, 4 x 64 KB / slow-start pacing rate)); 0: without it (dropless's detector before 2026-11-26)";
+            "pacing" = 0.0, "1: Linux's internal pacing (2 cwnd/srtt below ssthresh/2, 1.2 cwnd/srtt above, bursts of about 1 ms), as kernel CUBIC runs when its socket asked for pacing (created under bbr, or over fq); HyStart's ACK train then needs a whole minimum RTT; 0: ACK clocked, as a stock Linux CUBIC socket";
             "fast_convergence" = 1.0, "1: fast convergence (RFC 9438 section 4.7)";
             "reno_friendly" = 1.0, "1: Reno-friendly region (RFC 9438 section 4.3)";
         ),
@@ -563,27 +565,45 @@ pub fn build(
                 fast_convergence: v.boolean("fast_convergence")?,
             }))
         }
-        "cubic" => Box::new(Cubic::new(CubicConfig {
-            window,
-            c: v.positive("c")?,
-            beta: v.fraction("beta")?,
-            fast_convergence: v.boolean("fast_convergence")?,
-            reno_friendly: v.boolean("reno_friendly")?,
-            hystart: (v.check(
-                "hystart",
-                |x| x == 0.0 || x == 1.0 || x == 2.0,
-                "0 (off), 1 (HyStart, as Linux) or 2 (HyStart++, RFC 9406)",
-            )? == 1.0)
-                .then_some(crate::hystart::HyStartConfig {
-                    paced,
-                    ..Default::default()
-                }),
-            hystart_pp: (v.raw("hystart") == 2.0).then_some(crate::hystart_pp::HyStartPpConfig {
-                // RFC 9406 §4.3: a paced sender uses L = infinity.
-                limit: if paced { f64::INFINITY } else { 8.0 },
-                ..Default::default()
-            }),
-        })),
+        "cubic" => {
+            let pacing = v.boolean("pacing")?;
+            if pacing && paced {
+                return Err(v.bad(
+                    "pacing",
+                    1.0,
+                    "must be 0 with paced = 1: choose Linux's pacing (pacing) or one window per RTT (paced)",
+                ));
+            }
+            Box::new(Cubic::new(CubicConfig {
+                window,
+                c: v.positive("c")?,
+                beta: v.fraction("beta")?,
+                fast_convergence: v.boolean("fast_convergence")?,
+                reno_friendly: v.boolean("reno_friendly")?,
+                hystart: (v.check(
+                    "hystart",
+                    |x| x == 0.0 || x == 1.0 || x == 2.0,
+                    "0 (off), 1 (HyStart, as Linux) or 2 (HyStart++, RFC 9406)",
+                )? == 1.0)
+                    .then_some(crate::hystart::HyStartConfig {
+                        paced: paced || pacing,
+                        ack_delay_cap: if v.boolean("ack_delay")? {
+                            crate::MILLISECOND
+                        } else {
+                            0
+                        },
+                        ..Default::default()
+                    }),
+                hystart_pp: (v.raw("hystart") == 2.0).then_some(
+                    crate::hystart_pp::HyStartPpConfig {
+                        // RFC 9406 §4.3: a paced sender uses L = infinity.
+                        limit: if paced || pacing { f64::INFINITY } else { 8.0 },
+                        ..Default::default()
+                    },
+                ),
+                pacing: pacing.then(|| crate::cubic::LinuxPacing::new(info.wire_size)),
+            }))
+        }
         "vegas" => {
             let alpha = v.positive("alpha")?;
             let beta = v.raw("beta");
@@ -1108,6 +1128,9 @@ mod tests {
             ("cubic", vec![p("beta", 1.0)]),
             ("cubic", vec![p("hystart", 3.0)]),
             ("cubic", vec![p("hystart", 1.5)]),
+            ("cubic", vec![p("pacing", 1.0), p("paced", 1.0)]),
+            ("cubic", vec![p("pacing", 0.5)]),
+            ("cubic", vec![p("ack_delay", 2.0)]),
             ("pda", vec![p("search", 2.0)]),
             ("pda", vec![p("infer_flows", 0.5)]),
             ("pda", vec![p("competing_loss", 0.0)]),
