@@ -57,7 +57,7 @@ pub struct LinkSpec {
     /// time on ([`crate::interarrival`]); `None`: not recorded.
     pub interarrivals_from: Option<Time>,
     /// How an arrival that falls on the very nanosecond a waiting packet's
-    /// service starts (or a channel frees) is ordered ([`crate::ties`]).
+    /// service starts (a slot of the buffer frees) is ordered ([`crate::ties`]).
     pub ties: Ties,
 }
 
@@ -65,15 +65,15 @@ pub struct LinkSpec {
 /// ([`crate::ties`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Ties {
-    /// The departure first, always: the arrival finds the slot (or the
-    /// channel) already free. Deterministic; every link's rule before
+    /// The departure first, always: the arrival finds the slot already
+    /// free. Deterministic; every link's rule before
     /// 2026-11-26 and still the default of every link but a trunk's.
     #[default]
     DepartureFirst,
     /// A fair coin per tie from the link's own seeded stream: heads the
     /// departure first, tails the arrival first (it finds the packet
-    /// whose service starts at that instant still waiting, the channel
-    /// still busy). The default of a trunk's channels.
+    /// whose service starts at that instant still waiting, so that a full
+    /// buffer drops it). The default of a trunk's channels.
     Random,
 }
 

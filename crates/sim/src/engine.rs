@@ -319,9 +319,14 @@ impl Link {
         Some(finish + self.delay)
     }
 
-    /// Whether an arrival at `now` ties with a departure ([`crate::ties`]):
-    /// a waiting packet's service starts at `now`, or a channel frees then.
-    /// Leaves the queue advanced to `now - 1`.
+    /// Whether an arrival at `now` ties with a departure from the buffer
+    /// ([`crate::ties`]): a waiting packet's service starts at `now`, so a
+    /// slot frees then. A channel that frees at `now` with nothing waiting
+    /// is no tie: an input link's back-to-back packet arriving as its
+    /// predecessor leaves the same channel finds it free (an input at the
+    /// channel rate cannot overload a channel by itself), and if another
+    /// channel frees at that instant too the departure stays first. Leaves
+    /// the queue advanced to `now - 1`.
     #[cold]
     #[inline(never)]
     fn tie_at(&mut self, now: Time) -> bool {
@@ -329,15 +334,15 @@ impl Link {
             return false;
         }
         self.advance(now - 1);
-        let frees = match self.channels.as_deref() {
-            Some(c) => c.earliest().1 == now,
-            None => self.busy_until == now,
-        };
-        frees
-            || self
-                .service
-                .get(self.first_waiting)
-                .is_some_and(|s| s.start == now)
+        let slot_frees = self
+            .service
+            .get(self.first_waiting)
+            .is_some_and(|s| s.start == now);
+        slot_frees
+            && self
+                .channels
+                .as_deref()
+                .is_none_or(|c| c.earliest().1 != now)
     }
 
     /// Packets accepted and not yet fully transmitted (waiting or in service).

@@ -1,5 +1,5 @@
 //! Simultaneous events at a link: an arrival on the very nanosecond a
-//! waiting packet's service starts, or a channel frees.
+//! waiting packet's service starts (a slot of the buffer frees).
 //!
 //! Time is integer nanoseconds, and a link's departures are not events of
 //! their own: the queue is advanced lazily to each arrival
@@ -18,11 +18,20 @@
 //!   tie draws a fair coin from the link's own stream of the run's seed
 //!   (so a run stays bit-identical for a seed): heads the departure comes
 //!   first (as above), tails the arrival does, and it finds the packet
-//!   whose service starts at that instant still waiting (with no buffer:
-//!   the channel still busy). Once a departure has been ordered before an
-//!   arrival it stays before the later arrivals of the same instant. An
-//!   arrival that ties with nothing draws nothing, so a run without ties
-//!   gives exactly the departure-first results.
+//!   whose service starts at that instant still waiting, so that a full
+//!   buffer drops it. Once a departure has been ordered before an arrival
+//!   it stays before the later arrivals of the same instant. An arrival
+//!   that ties with nothing draws nothing, so a run without ties gives
+//!   exactly the departure-first results.
+//!
+//! Only a slot of the buffer freeing is a tie. A channel that frees with
+//! nothing waiting is not: an input link's back-to-back packet arrives
+//! exactly as its predecessor leaves the channel, and an input at the
+//! channel rate cannot overload a channel by itself (in the thesis's
+//! finite-source model an input offers at most one packet per packet
+//! time). Ordering that arrival first would drop half of every bufferless
+//! trunk's back-to-back trains. So a trunk without buffer (B = 0) never
+//! draws the coin.
 //!
 //! A trunk's channels default to random (M input links at the channel rate
 //! make exact ties systematic there); every other link keeps departure

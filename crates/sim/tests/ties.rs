@@ -12,7 +12,12 @@ use dropless_sim::{
 /// multiple of 4 us, so the slots free on A's grid: A's arrivals fall on
 /// the nanoseconds the slots free, B's never do.
 fn run(ties: Ties, seed: u64) -> SimResult {
-    let mut link = LinkSpec::new(1e9, MICROSECOND, Buffer::Packets(2));
+    run_with(ties, seed, 2)
+}
+
+/// [`run`] with a buffer of `buffer` packets.
+fn run_with(ties: Ties, seed: u64, buffer: u64) -> SimResult {
+    let mut link = LinkSpec::new(1e9, MICROSECOND, Buffer::Packets(buffer));
     link.ties = ties;
     let source = |rate_bps: f64, packet_size: u32, start| CrossSpec {
         kind: CrossKind::Constant,
@@ -60,4 +65,16 @@ fn departure_first_locks_the_second_source_out_and_the_coin_does_not() {
     assert_eq!(again.links[0].drops, rnd.links[0].drops);
     let other = b_packets(&run(Ties::Random, 2));
     assert!(other * 5 > offered, "random, seed 2: B carried {other}");
+}
+
+#[test]
+fn a_bufferless_link_has_no_ties() {
+    // Without a buffer nothing waits, so no slot frees: A's packets still
+    // arrive as A's previous ones leave, and find the link free under both
+    // rules (an input cannot block itself).
+    let det = run_with(Ties::DepartureFirst, 1, 0);
+    let rnd = run_with(Ties::Random, 1, 0);
+    assert_eq!(det.links[0].packets, rnd.links[0].packets);
+    assert_eq!(det.links[0].drops, rnd.links[0].drops);
+    assert!(det.links[0].packets >= 24_000, "{}", det.links[0].packets);
 }
