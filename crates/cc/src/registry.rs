@@ -29,7 +29,7 @@ use crate::fast_start::FourPhaseConfig;
 use crate::highspeed::HighSpeed;
 use crate::madison::{Madison, MadisonConfig};
 use crate::newreno::{NewReno, WindowParams};
-use crate::paced::Paced;
+use crate::paced::{PaceRtt, Paced};
 use crate::scalable::{Scalable, ScalableConfig};
 use crate::vegas::{SsExit, Vegas, VegasConfig, VegasForm};
 use crate::{ConnInfo, Controller};
@@ -137,6 +137,7 @@ macro_rules! params {
             ParamSpec { name: "initial_ssthresh", default: f64::INFINITY, help: "initial slow-start threshold, packets (inf: none)" },
             ParamSpec { name: "rto_cwnd", default: $rto, help: "window after a retransmission timeout, packets" },
             ParamSpec { name: "paced", default: 0.0, help: "1: pace the window evenly over an RTT (rate = cwnd * wire_size / srtt); 0: ACK clocked" },
+            ParamSpec { name: "pacer", default: 0.0, help: "with paced = 1, the RTT paced over: 0 the transport's srtt; 1 the ns-2 pacing patch's (Wei 2006, pace_packet_ = 1: its own average of one sample per RTT, the minimum RTT in recovery); 2 as 1 with its random_pace_ (each departure moved by U[-0.4, 0.4] gap)" },
             ParamSpec { name: "path_estimator", default: 0.0, help: "1: run the TCP-Madison path estimator alongside (probes, packet pairs) and export its estimates as trace variables" },
             $(ParamSpec { name: $n, default: $d, help: $h },)*
         ]
@@ -873,8 +874,28 @@ pub fn build(
         }
         other => unreachable!("registry spec {other} has no constructor"),
     };
+    let pacer = v.raw("pacer");
+    let pace_rtt = if pacer == 0.0 {
+        PaceRtt::Srtt
+    } else if pacer == 1.0 {
+        PaceRtt::Ns2 { random: false }
+    } else if pacer == 2.0 {
+        PaceRtt::Ns2 { random: true }
+    } else {
+        return Err(v.bad(
+            "pacer",
+            pacer,
+            "must be 0 (srtt), 1 (the ns-2 pacing patch) or 2 (the patch with random_pace_)",
+        ));
+    };
+    if pace_rtt != PaceRtt::Srtt && !paced {
+        return Err(v.bad("pacer", pacer, "needs paced = 1"));
+    }
     let cc: Box<dyn Controller> = if paced {
-        Box::new(Paced::new(cc, info.wire_size))
+        // Its own stream of the connection's seed (the controller's may
+        // draw from `info.seed` itself).
+        let seed = info.seed ^ 0x7061_6365_5f72_7474;
+        Box::new(Paced::with_rtt(cc, info.wire_size, pace_rtt, seed))
     } else {
         cc
     };

@@ -200,6 +200,11 @@ pub const TRUNK_KEYS: &[KeyDoc] = &[
         "unbounded",
         "buffer of each sender's access link (packets, bytes or Xbdp of an access link at bdp_rtt); bounded, a flow the access link limits loses there instead of queueing without end",
     ),
+    k(
+        "ties",
+        "\"random\"",
+        "an arrival on the nanosecond a slot frees: \"random\" (a seeded fair coin per tie orders it before or after the departure) or \"departure-first\" (always after: deterministic, and an input feeding the trunk back to back at its rate can lock the others out)",
+    ),
 ];
 
 /// Keys of a `[[flows]]` entry.

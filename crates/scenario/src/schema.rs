@@ -6,7 +6,7 @@ use dropless_sim::config::PriceKind;
 use dropless_sim::rcp_price::RcpConfig;
 use dropless_sim::red::RedConfig;
 use dropless_sim::{
-    Buffer, CrossKind, CrossSpec, FlowSpec, LinkSpec, QueueKind, SimConfig, Topology,
+    Buffer, CrossKind, CrossSpec, FlowSpec, LinkSpec, QueueKind, SimConfig, Ties, Topology,
 };
 use dropless_transport::{AckPolicy, SenderConfig};
 use toml::{Table, Value};
@@ -299,6 +299,8 @@ struct RawLink {
     channels: u32,
     /// Record the intervals between arrivals from this time on.
     interarrivals_from: Option<Time>,
+    /// The order of an arrival and a departure at the same nanosecond.
+    ties: Ties,
 }
 
 /// A trunk's own keys, as read.
@@ -403,6 +405,15 @@ fn read_trunk(ctx: &Ctx, v: &Value, path: &str) -> R<(RawLink, RawTrunk)> {
         ));
     }
     link.channels = fibres.unwrap_or(channels);
+    // A trunk's default is the random rule (dropless_sim::ties).
+    link.ties = match o.choice(
+        "ties",
+        &["random", "departure-first"],
+        "the order of an arrival and a departure at the same nanosecond",
+    )? {
+        None | Some("random") => Ties::Random,
+        Some(_) => Ties::DepartureFirst,
+    };
     Ok((
         link,
         RawTrunk {
@@ -585,6 +596,7 @@ fn read_link(ctx: &Ctx, t: &Value, path: &str) -> R<RawLink> {
         price,
         channels: 1,
         interarrivals_from,
+        ties: Ties::DepartureFirst,
     })
 }
 
@@ -1324,6 +1336,7 @@ pub(crate) fn build(
             price: rl.price,
             channels: rl.channels,
             interarrivals_from: rl.interarrivals_from,
+            ties: rl.ties,
         });
         infos.push(LinkInfo {
             path: rl.path.clone(),

@@ -56,6 +56,25 @@ pub struct LinkSpec {
     /// Record the intervals between packet arrivals at this link from this
     /// time on ([`crate::interarrival`]); `None`: not recorded.
     pub interarrivals_from: Option<Time>,
+    /// How an arrival that falls on the very nanosecond a waiting packet's
+    /// service starts (a slot of the buffer frees) is ordered ([`crate::ties`]).
+    pub ties: Ties,
+}
+
+/// The order of an arrival and a departure at the same nanosecond
+/// ([`crate::ties`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Ties {
+    /// The departure first, always: the arrival finds the slot already
+    /// free. Deterministic; every link's rule before
+    /// 2026-11-26 and still the default of every link but a trunk's.
+    #[default]
+    DepartureFirst,
+    /// A fair coin per tie from the link's own seeded stream: heads the
+    /// departure first, tails the arrival first (it finds the packet
+    /// whose service starts at that instant still waiting, so that a full
+    /// buffer drops it). The default of a trunk's channels.
+    Random,
 }
 
 impl LinkSpec {
@@ -70,6 +89,7 @@ impl LinkSpec {
             price: PriceKind::None,
             channels: 1,
             interarrivals_from: None,
+            ties: Ties::DepartureFirst,
         }
     }
 }

@@ -23,12 +23,13 @@ use dropless_transport::{AckPacket, DataPacket, Ecn, Receiver, Sender, SenderCon
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use crate::config::{Buffer, LinkSpec, QueueKind, SimConfig, Topology};
+use crate::config::{Buffer, LinkSpec, QueueKind, SimConfig, Ties, Topology};
 use crate::interarrival::Interarrivals;
 use crate::metrics::{self, FlowSeries, LinkSeries, Series, SimResult};
 use crate::queue::EventQueue;
 use crate::rcp_price::RcpPrice;
 use crate::red::{Red, Verdict as RedVerdict};
+use crate::ties::TieCoin;
 use crate::traffic::CrossSource;
 use crate::trunk::Channels;
 use dropless_cc::adpm;
@@ -129,6 +130,9 @@ pub(crate) struct Link {
     /// Intervals between arrivals, if the link records them (opt-in; the
     /// link then takes the slow arrival path).
     pub arrivals: Option<Box<Interarrivals>>,
+    /// The coin of the random tie rule, if the link runs it ([`crate::ties`];
+    /// the link then takes the slow arrival path). `None`: departure first.
+    pub ties: Option<Box<TieCoin>>,
     /// Accepted packets not yet fully transmitted, in FIFO order.
     service: VecDeque<Service>,
     /// Index in `service` of the first packet whose service has not started.
@@ -171,6 +175,7 @@ impl Link {
             price: None,
             channels: None,
             arrivals: None,
+            ties: None,
             service: VecDeque::new(),
             first_waiting: 0,
             busy_until: 0,
@@ -232,8 +237,17 @@ impl Link {
     /// `None` if the buffer is full.
     #[inline]
     fn accept(&mut self, now: Time, p: &SimPacket) -> Option<Time> {
-        self.advance(now);
-        let idle = self.busy_until <= now;
+        self.accept_at(now, now, p)
+    }
+
+    /// [`Link::accept`] with the queue seen as of `view`: `now` normally,
+    /// `now - 1` when a tie is ordered arrival first ([`crate::ties`]), so
+    /// that a service starting at `now` still waits and a channel freeing
+    /// at `now` is still busy.
+    #[inline(always)]
+    fn accept_at(&mut self, now: Time, view: Time, p: &SimPacket) -> Option<Time> {
+        self.advance(view);
+        let idle = self.busy_until <= view;
         if !idle
             && (self.waiting() >= self.limit_pkts
                 || self.q_bytes + p.wire as u64 > self.limit_bytes)
@@ -263,16 +277,17 @@ impl Link {
     /// buffer ([`crate::trunk`]): the packet takes the channel that frees
     /// first; it waits only if none is idle, and is dropped if the buffer
     /// is full then.
+    /// `view` as in [`Link::accept_at`].
     #[cold]
     #[inline(never)]
-    fn accept_channels(&mut self, now: Time, p: &SimPacket) -> Option<Time> {
-        self.advance(now);
+    fn accept_channels(&mut self, now: Time, view: Time, p: &SimPacket) -> Option<Time> {
+        self.advance(view);
         let (c, free) = self
             .channels
             .as_deref()
             .expect("a multi-channel link")
             .earliest();
-        let idle = free <= now;
+        let idle = free <= view;
         // An idle channel means nothing waits: every earlier packet started
         // no later than the least free time, which is now past.
         if !idle
@@ -302,6 +317,32 @@ impl Link {
             self.max_q = self.max_q.max(self.waiting());
         }
         Some(finish + self.delay)
+    }
+
+    /// Whether an arrival at `now` ties with a departure from the buffer
+    /// ([`crate::ties`]): a waiting packet's service starts at `now`, so a
+    /// slot frees then. A channel that frees at `now` with nothing waiting
+    /// is no tie: an input link's back-to-back packet arriving as its
+    /// predecessor leaves the same channel finds it free (an input at the
+    /// channel rate cannot overload a channel by itself), and if another
+    /// channel frees at that instant too the departure stays first. Leaves
+    /// the queue advanced to `now - 1`.
+    #[cold]
+    #[inline(never)]
+    fn tie_at(&mut self, now: Time) -> bool {
+        if now == 0 {
+            return false;
+        }
+        self.advance(now - 1);
+        let slot_frees = self
+            .service
+            .get(self.first_waiting)
+            .is_some_and(|s| s.start == now);
+        slot_frees
+            && self
+                .channels
+                .as_deref()
+                .is_none_or(|c| c.earliest().1 != now)
     }
 
     /// Packets accepted and not yet fully transmitted (waiting or in service).
@@ -485,6 +526,8 @@ const JITTER_STREAM: u64 = 1 << 40;
 const ACK_JITTER_STREAM: u64 = 1 << 41;
 /// Seed streams of the links' RED decisions, one per link.
 const RED_STREAM: u64 = 1 << 42;
+/// Seed streams of the links' tie coins ([`crate::ties`]), one per link.
+const TIE_STREAM: u64 = 1 << 43;
 
 /// SplitMix64: derives independent stream seeds from the run seed.
 pub fn derive_seed(seed: u64, stream: u64) -> u64 {
@@ -551,6 +594,14 @@ impl Simulation {
                 }
                 link.channels = Some(Box::new(Channels::new(l.channels, link.limit_bytes)));
                 // Every arrival takes the slow path, which queues it.
+                link.slow_in = true;
+            }
+            if l.ties == Ties::Random {
+                link.ties = Some(Box::new(TieCoin::new(derive_seed(
+                    cfg.seed,
+                    TIE_STREAM + i as u64,
+                ))));
+                // Only the slow path orders ties.
                 link.slow_in = true;
             }
             match l.queue {
@@ -986,10 +1037,26 @@ impl Simulation {
                 }
             }
         }
+        let link = &mut self.links[l];
+        if link.ties.is_some()
+            && link.tie_at(now)
+            && link.ties.as_deref_mut().expect("checked").arrival_first()
+        {
+            // The arrival before the departure of the same instant
+            // (crate::ties): the queue as it was just before `now`.
+            let view = now - 1;
+            let accepted = if link.channels.is_some() {
+                link.accept_channels(now, view, p)
+            } else {
+                link.accept_at(now, view, p)
+            };
+            self.enqueue_tail(l, p, accepted);
+            return false;
+        }
         if self.links[l].channels.is_some() {
             // A multi-channel link queues the packet here, so that the
             // single-channel links' arrivals pay nothing for it.
-            let accepted = self.links[l].accept_channels(now, p);
+            let accepted = self.links[l].accept_channels(now, now, p);
             self.enqueue_tail(l, p, accepted);
             return false;
         }

@@ -16,11 +16,12 @@ pub mod path_report;
 mod queue;
 pub mod rcp_price;
 pub mod red;
+pub mod ties;
 mod traffic;
 pub mod trunk;
 
 pub use config::{
-    Buffer, CrossKind, CrossSpec, FlowSpec, LinkSpec, QueueKind, SimConfig, Topology,
+    Buffer, CrossKind, CrossSpec, FlowSpec, LinkSpec, QueueKind, SimConfig, Ties, Topology,
 };
 pub use engine::{derive_seed, SimError, Simulation};
 pub use interarrival::InterarrivalResult;
