@@ -671,8 +671,10 @@ fn handshake(
                     *rejected += 1;
                 }
                 if again || init.session() != before {
-                    // A cookie to present, or a response that failed
-                    // authentication (a new session): sent at once.
+                    // A cookie to present, or an authentic response with
+                    // a payload this version refuses (a new session): sent
+                    // at once. (A response that fails authentication is
+                    // ignored: an injector cannot restart the handshake.)
                     break 'wait;
                 }
             }
