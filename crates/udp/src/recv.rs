@@ -141,6 +141,7 @@ pub(crate) fn recv_session(
         None => None,
     };
     let mut pending: Option<Pending> = None;
+    let mut mismatch = Mismatch::default();
     if let Some(e) = established {
         session_peer = Some(e.peer);
         hs_resp = e.response;
@@ -171,9 +172,10 @@ pub(crate) fn recv_session(
             if let Some(t) = start_timeout {
                 if now >= t {
                     bail!(
-                        "no data packet arrived within {:.1} s on {}",
+                        "no data packet arrived within {:.1} s on {}{}",
                         nanos(t).as_secs_f64(),
-                        socket.sock.local_addr()?
+                        socket.sock.local_addr()?,
+                        mismatch.hint(opts.key.is_some())
                     );
                 }
             }
@@ -291,9 +293,17 @@ pub(crate) fn recv_session(
             // One datagram, or several of one source `stride` bytes apart (GRO).
             for dgram in buf[..n].chunks_mut(stride) {
                 let dgram: &[u8] = match &opts.key {
-                    None => dgram,
+                    None => {
+                        if secure::peek(dgram).is_some() {
+                            mismatch.sealed += 1;
+                        }
+                        dgram
+                    }
                     Some(psk) => {
                         let kind = secure::peek(dgram);
+                        if kind.is_none() && decode(dgram).is_ok() {
+                            mismatch.plaintext += 1;
+                        }
                         let confirms = matches!((kind, &pending),
                             (Some((secure::TYPE_SEALED, s)), Some(p))
                                 if p.peer == src && p.channel.session() == s);
@@ -535,6 +545,31 @@ pub(crate) fn recv_session(
     report.peer = Some(conns[0].peer);
     report.set_goodput();
     Ok(report)
+}
+
+/// Datagrams of the other mode that arrived before any data: plaintext
+/// dropless datagrams at a receiver with a key, handshake or sealed ones at
+/// a receiver with `--insecure`; they name the cause of a start timeout.
+#[derive(Default)]
+struct Mismatch {
+    plaintext: u64,
+    sealed: u64,
+}
+
+impl Mismatch {
+    fn hint(&self, keyed: bool) -> String {
+        match (keyed, self.plaintext, self.sealed) {
+            (true, n, _) if n > 0 => format!(
+                " ({n} plaintext dropless datagrams arrived: is the sender using --insecure? \
+                 both ends must)"
+            ),
+            (false, _, n) if n > 0 => format!(
+                " ({n} encrypted dropless datagrams arrived: the sender uses --key; give the \
+                 receiver the same --key)"
+            ),
+            _ => String::new(),
+        }
+    }
 }
 
 /// A session whose handshake response was sent, waiting for its sender

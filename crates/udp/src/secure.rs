@@ -123,6 +123,10 @@ pub const TYPE_HS_RESP: u8 = 4;
 pub const TYPE_SEALED: u8 = 5;
 /// An address-validation reply carrying a cookie.
 pub const TYPE_RETRY: u8 = 6;
+/// A server's "all slots taken" to a first message with a valid cookie
+/// (common header and session only, unauthenticated: the sender only
+/// names it as the cause if its handshake times out).
+pub const TYPE_BUSY: u8 = 7;
 /// Bytes of an address-validation cookie.
 pub const COOKIE_LEN: usize = 16;
 /// Where the Noise message starts in a first message.
@@ -296,13 +300,24 @@ pub fn peek(dgram: &[u8]) -> Option<(u8, u32)> {
         return None;
     }
     let kind = dgram[3];
-    if !(TYPE_HS_INIT..=TYPE_RETRY).contains(&kind) {
+    if !(TYPE_HS_INIT..=TYPE_BUSY).contains(&kind) {
         return None;
     }
     Some((
         kind,
         u32::from_be_bytes(dgram[4..8].try_into().expect("4 bytes")),
     ))
+}
+
+/// The [`TYPE_BUSY`] reply to a first message (8 bytes: never more than
+/// what it answers), or `None` if `dgram` is not one.
+pub fn busy_reply(dgram: &[u8]) -> Option<[u8; COMMON_HEADER_LEN + 4]> {
+    let Some((TYPE_HS_INIT, session)) = peek(dgram) else {
+        return None;
+    };
+    let mut out = [0u8; COMMON_HEADER_LEN + 4];
+    header(&mut out, TYPE_BUSY, session);
+    Some(out)
 }
 
 /// What a sender announces in its first handshake message (see "Terms"

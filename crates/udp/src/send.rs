@@ -627,6 +627,7 @@ fn handshake(
     let start = std::time::Instant::now();
     let mut every = Duration::from_millis(200);
     let mut refused = false;
+    let mut busy = false;
     loop {
         match socket.sock.send(init.datagram()) {
             Ok(_) => {}
@@ -638,6 +639,13 @@ fn handshake(
         'wait: loop {
             let now = std::time::Instant::now();
             if now.duration_since(start) > timeout {
+                if busy {
+                    bail!(
+                        "no session with {peer} within {:.1} s: the receiver is busy (serving \
+                         as many senders as its --max-clients admits); try again later",
+                        timeout.as_secs_f64()
+                    );
+                }
                 bail!(
                     "no answer to the handshake from {peer} within {:.1} s{}: is a receiver \
                      listening there with the same key?",
@@ -661,6 +669,10 @@ fn handshake(
                 for dgram in buf[..len].chunks(stride) {
                     if let Some(c) = init.on_response(dgram) {
                         return Ok(c);
+                    }
+                    if secure::peek(dgram) == Some((secure::TYPE_BUSY, init.session())) {
+                        busy = true;
+                        continue;
                     }
                     if init.on_retry(dgram) {
                         // The receiver validates our address first: the

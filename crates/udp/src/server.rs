@@ -161,7 +161,11 @@ pub fn serve_on(
                     (Some(psk), Some(r)) => match secure::peek(d) {
                         Some((secure::TYPE_HS_INIT, _)) => {
                             if active.len() >= max_clients && r.cookie_valid(src, d, now) {
-                                // Full: no answer (the sender retries).
+                                // Full: "busy" (the sender retries, and
+                                // names it if it gives up).
+                                if let Some(b) = secure::busy_reply(d) {
+                                    let _ = listener.send_to(&b, src);
+                                }
                                 stats.busy += 1;
                                 continue;
                             }
