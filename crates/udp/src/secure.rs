@@ -37,7 +37,7 @@
 //! the responder. So a receiver ([`Responder`]):
 //!
 //! * binds the session id and the address-validation cookie into the
-//!   handshake (the prologue, see [`prologue`]): a captured first message
+//!   handshake (the Noise prologue): a captured first message
 //!   is valid only from the address its cookie was issued to, and for the
 //!   cookie's one to two minutes;
 //! * remembers, for that long, the ephemeral key of every first message it
@@ -56,7 +56,7 @@
 //! # Framing
 //!
 //! The outer header reuses the common header of [`dropless_wire`] (magic
-//! `"DL"`, [`dropless_wire::VERSION`]) with three more types:
+//! `"DL"`, [`dropless_wire::VERSION`]) with five more types:
 //!
 //! | type | name | after the common header |
 //! |---:|---|---|
@@ -64,6 +64,7 @@
 //! | [`TYPE_HS_RESP`] = 4 | handshake, response | `session: u32`, Noise message |
 //! | [`TYPE_SEALED`] = 5 | sealed datagram | `session: u32`, `nonce: u64`, ciphertext and tag of a whole plaintext datagram (type 1 or 2) |
 //! | [`TYPE_RETRY`] = 6 | address validation | `session: u32`, `cookie: [u8; 16]` |
+//! | [`TYPE_BUSY`] = 7 | a full server's answer to a validated first message | `session: u32` |
 //!
 //! # Address validation
 //!
