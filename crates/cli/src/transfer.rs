@@ -239,8 +239,12 @@ pub struct RecvArgs {
     /// data goes to .NAME.dropless-part beside the file, with a record of
     /// what it holds (.NAME.dropless-resume); both stay after a failure,
     /// an interrupt, or even a kill, and go when the file is complete
-    #[arg(long, requires = "out")]
+    #[arg(long, requires = "out", conflicts_with_all = ["discard", "check", "keep"])]
     pub resume: bool,
+    /// Replace an existing --out file (only a regular file; never a link,
+    /// a device or a FIFO)
+    #[arg(long, requires = "out", conflicts_with_all = ["discard", "check", "keep"])]
+    pub force: bool,
     #[command(flatten)]
     pub security: SecurityArgs,
 }
@@ -749,6 +753,19 @@ fn on_signals() -> Result<dropless_udp::StopFlag, Failure> {
 
 pub fn recv(a: &RecvArgs) -> Result<(), Failure> {
     check_mss(a.mss)?;
+    if let (Some(out), Some(key)) = (&a.out, &a.security.key) {
+        use std::os::unix::fs::MetadataExt;
+        let same =
+            |x: &std::fs::Metadata, y: &std::fs::Metadata| (x.dev(), x.ino()) == (y.dev(), y.ino());
+        if let (Ok(o), Ok(k)) = (std::fs::metadata(out), std::fs::metadata(key)) {
+            if same(&o, &k) {
+                return Err(Failure::Input(format!(
+                    "--out {} is the --key file: refusing to overwrite the key",
+                    out.display()
+                )));
+            }
+        }
+    }
     let timeout = duration("--timeout", a.timeout)?;
     let opts = RecvOptions {
         mss: a.mss,
@@ -762,6 +779,7 @@ pub fn recv(a: &RecvArgs) -> Result<(), Failure> {
         idle_timeout: timeout,
         require_first_packet: a.keep,
         resume: a.resume,
+        force: a.force,
         key: a.security.psk()?,
         stop: Some(on_signals()?),
         ..RecvOptions::default()

@@ -667,3 +667,60 @@ fn a_killed_transfer_resumes_sending_little_again() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 34's smaller items: contradictory flags, an output that is the
+/// key, a key file others can read, and a FIFO as the key each give a
+/// one-line error naming the flag, at once.
+#[test]
+fn unsafe_key_files_and_contradictory_flags_are_refused_at_once() {
+    let dir = std::env::temp_dir().join(format!("dropless-transfer-flags-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let key = dir.join("key");
+    let k = key.to_str().unwrap();
+    assert!(Command::new(bin())
+        .args(["keygen", k])
+        .output()
+        .unwrap()
+        .status
+        .success());
+    let run = |args: &[&str]| {
+        let t = std::time::Instant::now();
+        let o = Command::new(bin())
+            .args(["recv", "127.0.0.1:0", "--timeout", "1"])
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(t.elapsed() < std::time::Duration::from_secs(20));
+        let e = String::from_utf8_lossy(&o.stderr).into_owned();
+        (o.status.code(), e)
+    };
+    let (code, e) = run(&["--discard", "--resume", "--key", k]);
+    assert_eq!(code, Some(2), "{e}");
+    assert!(e.contains("--discard") && e.contains("--resume"), "{e}");
+    let (code, e) = run(&["--out", k, "--force", "--key", k]);
+    assert_eq!(code, Some(2), "{e}");
+    assert!(e.contains("--out") && e.contains("--key file"), "{e}");
+    let out = dir.join("exists");
+    std::fs::write(&out, b"x").unwrap();
+    let (code, e) = run(&["--out", out.to_str().unwrap(), "--key", k]);
+    assert_eq!(code, Some(1), "{e}");
+    assert!(e.contains("--force"), "{e}");
+    assert_eq!(e.trim().lines().count(), 1, "{e}");
+    let fifo = dir.join("fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let (code, e) = run(&["--discard", "--key", fifo.to_str().unwrap()]);
+    assert_eq!(code, Some(2), "{e}");
+    assert!(e.contains("--key") && e.contains("FIFO"), "{e}");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let (code, e) = run(&["--discard", "--key", k]);
+    assert_eq!(code, Some(2), "{e}");
+    assert!(e.contains("mode 0644"), "{e}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -97,6 +97,7 @@ use std::time::{Duration, Instant};
 use dropless_cc::{CongestionCause, ConnInfo, Time};
 use dropless_transport::AckPolicy;
 
+mod files;
 mod io;
 pub mod pattern;
 mod recv;
@@ -443,6 +444,12 @@ pub struct RecvOptions {
     /// prefix ends; any other file starts the part over. Default false
     /// (a failed transfer leaves nothing).
     pub resume: bool,
+    /// Replace an existing destination file ([`Sink::File`]). Default
+    /// false: an existing file is an error, checked before the transfer
+    /// and again, atomically, when the file is renamed into place. Never
+    /// anything but a regular file (a link, a device or a FIFO at the
+    /// destination is always an error).
+    pub force: bool,
     /// **Test hook**, leave `None` in real use: when `Some(n)`, every `n`-th
     /// ACK is silently not sent.
     pub debug_drop_ack_every: Option<u64>,
@@ -466,6 +473,7 @@ impl Default for RecvOptions {
             key: None,
             stop: None,
             resume: false,
+            force: false,
             debug_drop_ack_every: None,
             debug_mark_ce_every: None,
         }

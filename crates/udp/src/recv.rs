@@ -1,5 +1,6 @@
 //! The receiving event loop and the temporary output file.
 
+use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
@@ -12,6 +13,7 @@ use dropless_cc::{PacketFlags, Time};
 use dropless_transport::{DataPacket, Ecn, Receiver};
 use dropless_wire::{decode, encode_ack, Decoded, MAX_ACK_LEN};
 
+use crate::files::{self, Dir, Kind};
 use crate::io::{ArrivalClock, Received, Socket};
 use crate::secure::{self, Channel, SEAL_OVERHEAD};
 use crate::{check_mss, nanos, pattern, random_u32, sys, Clock, RecvOptions, Sink, TransferReport};
@@ -81,25 +83,31 @@ pub fn recv_on(
     sink: Sink<'_>,
     opts: &RecvOptions,
 ) -> anyhow::Result<TransferReport> {
-    recv_session(socket, sink, opts, Vec::new())
+    recv_session(socket, sink, opts, Vec::new(), None)
 }
 
 /// [`recv_on`], with datagrams that arrived elsewhere first (a server's
 /// listening socket: [`crate::serve`]) taken before anything on `socket`,
-/// in order. A first handshake message among them has had its address
-/// validated by the server.
+/// in order. `established`: a session whose handshake the server completed
+/// and whose sender has proven the key (its first sealed datagram, among
+/// `preload`, authenticated).
 pub(crate) fn recv_session(
     socket: UdpSocket,
     sink: Sink<'_>,
     opts: &RecvOptions,
     mut preload: Vec<(SocketAddr, Vec<u8>)>,
+    established: Option<Pending>,
 ) -> anyhow::Result<TransferReport> {
     check_mss(opts.mss)?;
     preload.reverse();
     sys::set_buffers(&socket, opts.socket_buffer);
     let socket = Socket::new(socket).context("setting up the socket")?;
     let mut part = match sink {
-        Sink::File(out) => Some(PartFile::create(out, opts.resume && opts.key.is_some())?),
+        Sink::File(out) => Some(PartFile::create(
+            out,
+            opts.resume && opts.key.is_some(),
+            opts.force,
+        )?),
         Sink::Discard | Sink::Check => None,
     };
     let check = sink == Sink::Check;
@@ -123,12 +131,22 @@ pub(crate) fn recv_session(
     let mut session_peer: Option<SocketAddr> = None;
     let mut hs_resp: Vec<u8> = Vec::new();
     let mut rejected = 0u64;
-    // Address validation: no handshake state before a sender has shown
-    // it receives at its address (see the `secure` module).
-    let cookies = match opts.key {
-        Some(_) => Some(secure::CookieKey::generate()?),
+    // Address validation, the replay filter and the handshake (see the
+    // `secure` module): no state before a sender has shown it receives at
+    // its address, and a session answered is only *pending* until its
+    // first sealed datagram proves the key: it displaces no session and
+    // touches no resume state before that.
+    let mut responder = match opts.key {
+        Some(_) => Some(secure::Responder::generate()?),
         None => None,
     };
+    let mut pending: Option<Pending> = None;
+    let mut mismatch = Mismatch::default();
+    if let Some(e) = established {
+        session_peer = Some(e.peer);
+        hs_resp = e.response;
+        ack_buf.chan = Some(e.channel);
+    }
     let mut report = TransferReport::default();
     // The connections served: one for a file; for generated data, the
     // parallel streams of one sender (`send -P N`), opened while the
@@ -154,9 +172,10 @@ pub(crate) fn recv_session(
             if let Some(t) = start_timeout {
                 if now >= t {
                     bail!(
-                        "no data packet arrived within {:.1} s on {}",
+                        "no data packet arrived within {:.1} s on {}{}",
                         nanos(t).as_secs_f64(),
-                        socket.sock.local_addr()?
+                        socket.sock.local_addr()?,
+                        mismatch.hint(opts.key.is_some())
                     );
                 }
             }
@@ -250,7 +269,6 @@ pub(crate) fn recv_session(
                     ecn: Ecn::NotEct,
                 }
             });
-            let validated = preloaded.is_some();
             let Received {
                 src,
                 len: n,
@@ -275,66 +293,106 @@ pub(crate) fn recv_session(
             // One datagram, or several of one source `stride` bytes apart (GRO).
             for dgram in buf[..n].chunks_mut(stride) {
                 let dgram: &[u8] = match &opts.key {
-                    None => dgram,
+                    None => {
+                        if secure::peek(dgram).is_some() {
+                            mismatch.sealed += 1;
+                        }
+                        dgram
+                    }
                     Some(psk) => {
                         let kind = secure::peek(dgram);
-                        match (kind, &mut ack_buf.chan) {
-                            (Some((secure::TYPE_SEALED, _)), Some(c))
-                                if Some(src) == session_peer =>
-                            {
-                                match c.open_in_place(dgram) {
-                                    Some(d) => d,
-                                    None => {
-                                        rejected += 1;
-                                        continue;
+                        if kind.is_none() && decode(dgram).is_ok() {
+                            mismatch.plaintext += 1;
+                        }
+                        let confirms = matches!((kind, &pending),
+                            (Some((secure::TYPE_SEALED, s)), Some(p))
+                                if p.peer == src && p.channel.session() == s);
+                        if confirms && conns.is_empty() {
+                            // The pending session's first sealed datagram:
+                            // if it opens, its sender holds the key and
+                            // wrote the first message we answered. Only now
+                            // does it replace the session before it and
+                            // begin (or start over) the resume part.
+                            let p = pending.as_mut().expect("matched");
+                            if p.channel.open_in_place(dgram).is_none() {
+                                rejected += 1;
+                                continue;
+                            }
+                            let p = pending.take().expect("matched");
+                            if let Some(part) = part.as_mut() {
+                                part.begin(p.channel.terms().resume)?;
+                            }
+                            session_peer = Some(p.peer);
+                            hs_resp = p.response;
+                            ack_buf.chan = Some(p.channel);
+                            // (Opened above: decode it below.)
+                            let n = dgram.len() - secure::TAG_LEN;
+                            &dgram[secure::SEAL_HEADER_LEN..n]
+                        } else {
+                            match (kind, &mut ack_buf.chan) {
+                                (Some((secure::TYPE_SEALED, _)), Some(c))
+                                    if Some(src) == session_peer =>
+                                {
+                                    match c.open_in_place(dgram) {
+                                        Some(d) => d,
+                                        None => {
+                                            rejected += 1;
+                                            continue;
+                                        }
                                     }
                                 }
-                            }
-                            (Some((secure::TYPE_HS_INIT, s)), chan) => {
-                                let repeat = chan.as_ref().is_some_and(|c| c.session() == s)
-                                    && Some(src) == session_peer;
-                                if repeat {
-                                    // Our response was lost: say it again.
-                                    let _ = socket.sock.send_to(&hs_resp, src);
-                                } else if conns.is_empty() {
-                                    // A new session, before any data of the
-                                    // previous one (a sender that started
-                                    // over): only from a validated address,
-                                    // with a valid handshake.
-                                    let t = clock.now();
-                                    if !validated
-                                        && !cookies.as_ref().is_some_and(|k| k.valid(src, dgram, t))
-                                    {
-                                        if let Some(r) =
-                                            cookies.as_ref().and_then(|k| k.retry(src, dgram, t))
-                                        {
-                                            let _ = socket.sock.send_to(&r, src);
-                                        }
+                                (Some((secure::TYPE_HS_INIT, _)), chan) => {
+                                    let Some(responder) = responder.as_mut() else {
                                         continue;
-                                    }
+                                    };
                                     let mut offer = |id: &secure::FileId| {
                                         part.as_mut().map_or(0, |p| p.offer(id))
                                     };
-                                    match secure::respond(psk, dgram, &mut offer) {
-                                        Some((_, resp, c)) => {
-                                            if let Some(p) = part.as_mut() {
-                                                p.begin(c.terms().resume)?;
-                                            }
-                                            let _ = socket.sock.send_to(&resp, src);
-                                            hs_resp = resp;
-                                            *chan = Some(c);
-                                            session_peer = Some(src);
+                                    let t = clock.now();
+                                    match responder.on_init(psk, src, dgram, t, &mut offer) {
+                                        secure::InitOutcome::Retry(r) => {
+                                            let _ = socket.sock.send_to(&r, src);
                                         }
-                                        None => rejected += 1,
+                                        secure::InitOutcome::Repeated(s) => {
+                                            // Our response was lost: say it
+                                            // again, to the session's own
+                                            // address only.
+                                            if let Some(p) = pending.as_ref().filter(|p| {
+                                                p.peer == src && p.channel.session() == s
+                                            }) {
+                                                let _ = socket.sock.send_to(&p.response, src);
+                                            } else if chan
+                                                .as_ref()
+                                                .is_some_and(|c| c.session() == s)
+                                                && Some(src) == session_peer
+                                            {
+                                                let _ = socket.sock.send_to(&hs_resp, src);
+                                            } else {
+                                                rejected += 1;
+                                            }
+                                        }
+                                        secure::InitOutcome::Accepted {
+                                            response, channel, ..
+                                        } if conns.is_empty() => {
+                                            // A new session before any data of
+                                            // the previous one (a sender that
+                                            // started over): pending until it
+                                            // proves the key.
+                                            let _ = socket.sock.send_to(&response, src);
+                                            pending = Some(Pending {
+                                                peer: src,
+                                                response,
+                                                channel: *channel,
+                                            });
+                                        }
+                                        _ => rejected += 1,
                                     }
-                                } else {
-                                    rejected += 1;
+                                    continue;
                                 }
-                                continue;
-                            }
-                            _ => {
-                                rejected += 1;
-                                continue;
+                                _ => {
+                                    rejected += 1;
+                                    continue;
+                                }
                             }
                         }
                     }
@@ -489,6 +547,42 @@ pub(crate) fn recv_session(
     Ok(report)
 }
 
+/// Datagrams of the other mode that arrived before any data: plaintext
+/// dropless datagrams at a receiver with a key, handshake or sealed ones at
+/// a receiver with `--insecure`; they name the cause of a start timeout.
+#[derive(Default)]
+struct Mismatch {
+    plaintext: u64,
+    sealed: u64,
+}
+
+impl Mismatch {
+    fn hint(&self, keyed: bool) -> String {
+        match (keyed, self.plaintext, self.sealed) {
+            (true, n, _) if n > 0 => format!(
+                " ({n} plaintext dropless datagrams arrived: is the sender using --insecure? \
+                 both ends must)"
+            ),
+            (false, _, n) if n > 0 => format!(
+                " ({n} encrypted dropless datagrams arrived: the sender uses --key; give the \
+                 receiver the same --key)"
+            ),
+            _ => String::new(),
+        }
+    }
+}
+
+/// A session whose handshake response was sent, waiting for its sender
+/// to prove the key with its first sealed datagram.
+pub(crate) struct Pending {
+    /// The sender's address.
+    pub(crate) peer: SocketAddr,
+    /// The response (repeated for a repeated first message).
+    pub(crate) response: Vec<u8>,
+    /// The receiver's end of the session.
+    pub(crate) channel: Channel,
+}
+
 /// A connection the receiver serves.
 struct Conn {
     peer: SocketAddr,
@@ -606,11 +700,19 @@ struct AckOut {
 }
 
 /// The hidden temporary file the data goes to; removed on drop unless
-/// [`PartFile::finish`] renamed it into place, or it is resumable.
+/// [`PartFile::finish`] renamed it into place, or it is resumable. Every
+/// name is resolved in the destination's directory, opened once
+/// ([`crate::files::Dir`]): no symbolic link planted there is followed.
 struct PartFile {
     file: File,
+    dir: Dir,
+    /// The part file's name in `dir`, and its path for messages.
+    tmp_name: OsString,
     tmp: PathBuf,
+    dest_name: OsString,
     dest: PathBuf,
+    /// Replace an existing destination.
+    force: bool,
     done: bool,
     /// A resumable part file's record ([`RecvOptions::resume`]).
     resume: Option<ResumeRecord>,
@@ -619,6 +721,7 @@ struct PartFile {
 /// What a resumable part file holds: `held` bytes from the start of the
 /// file `id`, written beside it as `.NAME.dropless-resume`.
 struct ResumeRecord {
+    name: OsString,
     path: PathBuf,
     /// The file whose bytes the part holds (`None`: no file yet, or a
     /// sender that did not ask to resume, whose data cannot be resumed).
@@ -634,16 +737,11 @@ struct ResumeRecord {
 const RECORD_MAGIC: &str = "dropless resume 1";
 
 impl ResumeRecord {
-    /// Reads `path`; `None` for a missing, unreadable or malformed record
-    /// (the part file then starts over).
-    fn read(path: &Path) -> Option<(secure::FileId, u64)> {
-        use std::io::Read;
-        let mut text = String::new();
-        File::open(path)
-            .ok()?
-            .take(4096)
-            .read_to_string(&mut text)
-            .ok()?;
+    /// Reads the record `name` in `dir`; `None` for a missing, unreadable
+    /// or malformed record, or one that is not a regular file (the part
+    /// file then starts over).
+    fn read(dir: &Dir, name: &OsStr) -> Option<(secure::FileId, u64)> {
+        let text = dir.read_small(name, 4096)?;
         let mut lines = text.lines();
         if lines.next()? != RECORD_MAGIC {
             return None;
@@ -668,9 +766,11 @@ impl ResumeRecord {
         Some((secure::FileId { size, hash }, held))
     }
 
-    /// Writes the record (a new file renamed over the old one, so that it
-    /// is never half written).
-    fn save(&mut self) -> anyhow::Result<()> {
+    /// Writes the record (a new file with a random name, created
+    /// exclusively, renamed over the old one: never half written, and no
+    /// link at either name is followed).
+    fn save(&mut self, dir: &Dir) -> anyhow::Result<()> {
+        use std::io::Write;
         let Some(id) = self.id else {
             return Ok(());
         };
@@ -679,52 +779,87 @@ impl ResumeRecord {
             "{RECORD_MAGIC}\nsize {}\nblake3 {hex}\nheld {}\n",
             id.size, self.held
         );
-        let mut new = self.path.clone().into_os_string();
-        new.push(".new");
-        std::fs::write(&new, text).with_context(|| format!("writing {}", self.path.display()))?;
-        std::fs::rename(&new, &self.path)
-            .with_context(|| format!("writing {}", self.path.display()))?;
+        let mut new = self.name.clone();
+        new.push(format!(".{:08x}.new", random_u32()));
+        let written = dir
+            .create_new(&new)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .and_then(|_| dir.rename(&new, &self.name, true));
+        if let Err(e) = written {
+            let _ = dir.remove(&new);
+            return Err(e).with_context(|| format!("writing {}", self.path.display()));
+        }
         self.saved = self.held;
         Ok(())
     }
 }
 
+/// Whether `name` is a part file a receiver into `dest_name` leaves
+/// (`.NAME.XXXXXXXX.dropless-part`).
+fn is_random_part_of(name: &OsStr, dest_name: &str) -> bool {
+    let Some(n) = name.to_str() else {
+        return false;
+    };
+    n.strip_prefix('.')
+        .and_then(|n| n.strip_prefix(dest_name))
+        .and_then(|n| n.strip_prefix('.'))
+        .and_then(|n| n.strip_suffix(".dropless-part"))
+        .is_some_and(|x| x.len() == 8 && x.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
 impl PartFile {
     /// A fresh part file with a random name, or with `resume` the one
     /// named after `dest` (`.NAME.dropless-part`), as an interrupted
-    /// transfer left it, with its record.
-    fn create(dest: &Path, resume: bool) -> anyhow::Result<PartFile> {
-        let name = dest
+    /// transfer left it, with its record. An existing `dest` is an error
+    /// unless `force` (and then it must be a regular file). Random-named
+    /// part files of the same destination that no running receiver holds
+    /// (a killed receiver's) are removed.
+    fn create(dest: &Path, resume: bool, force: bool) -> anyhow::Result<PartFile> {
+        let dest_name = dest
             .file_name()
-            .with_context(|| format!("{} does not name a file", dest.display()))?;
-        if dest.is_dir() {
-            bail!("{} is a directory", dest.display());
-        }
-        let dir = match dest.parent() {
+            .with_context(|| format!("--out {} does not name a file", dest.display()))?
+            .to_os_string();
+        let dir_path = match dest.parent() {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        let name = name.to_string_lossy();
+        let dir = Dir::open(dir_path)
+            .with_context(|| format!("opening the directory {}", dir_path.display()))?;
+        match dir
+            .kind(&dest_name)
+            .with_context(|| format!("reading {}", dest.display()))?
+        {
+            Kind::Missing => {}
+            Kind::Regular if force => {}
+            Kind::Regular => bail!(
+                "--out {} exists (add --force to replace it)",
+                dest.display()
+            ),
+            Kind::Other(what) => bail!(
+                "--out {} is {what}: only a regular file is ever replaced",
+                dest.display()
+            ),
+        }
+        let name = dest_name.to_string_lossy().into_owned();
+        // A killed receiver's part files: removed if no receiver holds
+        // them (each running one holds a lock on its own).
+        for stale in dir.names() {
+            if is_random_part_of(&stale, &name) {
+                if let Ok(f) = dir.open_or_create(&stale) {
+                    if files::try_lock(&f) {
+                        let _ = dir.remove(&stale);
+                    }
+                }
+            }
+        }
         if resume {
-            let tmp = dir.join(format!(".{name}.dropless-part"));
-            let path = dir.join(format!(".{name}.dropless-resume"));
-            let file = File::options()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(&tmp)
+            let tmp_name = OsString::from(format!(".{name}.dropless-part"));
+            let rec_name = OsString::from(format!(".{name}.dropless-resume"));
+            let tmp = dir.join(&tmp_name);
+            let file = dir
+                .open_or_create(&tmp_name)
                 .with_context(|| format!("opening {}", tmp.display()))?;
-            // (flock(2): `File::try_lock` is newer than the supported
-            // Rust.) Released when the file is closed, even by a kill.
-            // SAFETY: a valid descriptor that `file` owns.
-            let locked = unsafe {
-                libc::flock(
-                    std::os::unix::io::AsRawFd::as_raw_fd(&file),
-                    libc::LOCK_EX | libc::LOCK_NB,
-                )
-            } == 0;
-            if !locked {
+            if !files::try_lock(&file) {
                 bail!(
                     "{} is in use by another receiver (one resumable transfer per destination)",
                     tmp.display()
@@ -735,16 +870,22 @@ impl PartFile {
                 .with_context(|| format!("reading metadata of {}", tmp.display()))?
                 .len();
             // A record is believed only as far as the part file reaches.
-            let (id, held) = match ResumeRecord::read(&path) {
+            let (id, held) = match ResumeRecord::read(&dir, &rec_name) {
                 Some((id, held)) if held <= len => (Some(id), held),
                 _ => (None, 0),
             };
+            let path = dir.join(&rec_name);
             return Ok(PartFile {
                 file,
+                dir,
+                tmp_name,
                 tmp,
+                dest_name,
                 dest: dest.to_path_buf(),
+                force,
                 done: false,
                 resume: Some(ResumeRecord {
+                    name: rec_name,
                     path,
                     id,
                     held,
@@ -752,17 +893,21 @@ impl PartFile {
                 }),
             });
         }
-        let tmp = dir.join(format!(".{name}.{:08x}.dropless-part", random_u32()));
-        let file = File::options()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&tmp)
+        let tmp_name = OsString::from(format!(".{name}.{:08x}.dropless-part", random_u32()));
+        let tmp = dir.join(&tmp_name);
+        let file = dir
+            .create_new(&tmp_name)
             .with_context(|| format!("creating {}", tmp.display()))?;
+        // (Held while this receiver runs: see the stale part files above.)
+        files::try_lock(&file);
         Ok(PartFile {
             file,
+            dir,
+            tmp_name,
             tmp,
+            dest_name,
             dest: dest.to_path_buf(),
+            force,
             done: false,
             resume: None,
         })
@@ -796,9 +941,9 @@ impl PartFile {
         r.held = 0;
         r.saved = 0;
         match id {
-            Some(_) => r.save()?,
+            Some(_) => r.save(&self.dir)?,
             None => {
-                let _ = std::fs::remove_file(&r.path);
+                let _ = self.dir.remove(&r.name);
             }
         }
         Ok(())
@@ -819,16 +964,16 @@ impl PartFile {
         let step = (r.held / 100).clamp(256 << 10, 4 << 20);
         if r.held >= r.saved + step {
             // A record that cannot be written costs only resumability.
-            let _ = r.save();
+            let _ = r.save(&self.dir);
         }
     }
 
     /// Removes the part file and its record (their data is not the file).
     fn abandon(&mut self) {
         if let Some(r) = &self.resume {
-            let _ = std::fs::remove_file(&r.path);
+            let _ = self.dir.remove(&r.name);
         }
-        let _ = std::fs::remove_file(&self.tmp);
+        let _ = self.dir.remove(&self.tmp_name);
         self.done = true;
     }
 
@@ -872,11 +1017,21 @@ impl PartFile {
                 .sync_all()
                 .with_context(|| format!("syncing {}", self.tmp.display()))?;
         }
-        std::fs::rename(&self.tmp, &self.dest).with_context(|| {
-            format!("renaming {} to {}", self.tmp.display(), self.dest.display())
-        })?;
+        match self.dir.rename(&self.tmp_name, &self.dest_name, self.force) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => bail!(
+                "--out {} appeared during the transfer (add --force to replace it); the data stays in {}",
+                self.dest.display(),
+                self.tmp.display()
+            ),
+            Err(e) => {
+                return Err(e).with_context(|| {
+                    format!("renaming {} to {}", self.tmp.display(), self.dest.display())
+                })
+            }
+        }
         if let Some(r) = &self.resume {
-            let _ = std::fs::remove_file(&r.path);
+            let _ = self.dir.remove(&r.name);
         }
         self.done = true;
         Ok(())
@@ -892,14 +1047,14 @@ impl Drop for PartFile {
             // Resumable: the record says how far it got.
             Some(r) if r.id.is_some() => {
                 if r.held != r.saved {
-                    let _ = r.save();
+                    let _ = r.save(&self.dir);
                 }
             }
             _ => {
                 if let Some(r) = &self.resume {
-                    let _ = std::fs::remove_file(&r.path);
+                    let _ = self.dir.remove(&r.name);
                 }
-                let _ = std::fs::remove_file(&self.tmp);
+                let _ = self.dir.remove(&self.tmp_name);
             }
         }
     }

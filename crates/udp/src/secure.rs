@@ -25,13 +25,38 @@
 //! after the tag verified, so a replayed, altered, truncated or forged
 //! datagram is dropped (and counted by the caller) without touching any
 //! state. The handshake responder keeps the response it sent and repeats
-//! it for a repeated first message (a lost response), so the handshake
-//! survives loss; the sender retransmits its first message until answered.
+//! it for a repeated first message from the same address (a lost
+//! response), so the handshake survives loss; the sender retransmits its
+//! first message until answered, and ignores responses that fail
+//! authentication (an on-path injector who sees the session id cannot make
+//! it start over).
 //!
+//! # Replays and key confirmation (issue 34)
+//!
+//! `Noise_NNpsk0`'s first message can be replayed: it holds no DH output of
+//! the responder. So a receiver ([`Responder`]):
+//!
+//! * binds the session id and the address-validation cookie into the
+//!   handshake (the Noise prologue): a captured first message
+//!   is valid only from the address its cookie was issued to, and for the
+//!   cookie's one to two minutes;
+//! * remembers, for that long, the ephemeral key of every first message it
+//!   accepted, and answers a repeat only with the stored response, only to
+//!   the session's own address ([`InitOutcome::Repeated`]);
+//! * keeps an answered session *pending*: it takes no slot of a server,
+//!   displaces no session and touches no resume state until a sealed
+//!   datagram of the session opens ([`Channel::authenticates`]), which only
+//!   the holder of the initiator's ephemeral private key and the PSK can
+//!   produce (key confirmation, as WireGuard's responder waits for the
+//!   initiator's first data packet).
+//!
+//! A retry is sent only for a datagram at least [`MIN_INIT_LEN`] bytes
+//! long, so it is never larger than what it answers.
+
 //! # Framing
 //!
 //! The outer header reuses the common header of [`dropless_wire`] (magic
-//! `"DL"`, [`dropless_wire::VERSION`]) with three more types:
+//! `"DL"`, [`dropless_wire::VERSION`]) with five more types:
 //!
 //! | type | name | after the common header |
 //! |---:|---|---|
@@ -39,6 +64,7 @@
 //! | [`TYPE_HS_RESP`] = 4 | handshake, response | `session: u32`, Noise message |
 //! | [`TYPE_SEALED`] = 5 | sealed datagram | `session: u32`, `nonce: u64`, ciphertext and tag of a whole plaintext datagram (type 1 or 2) |
 //! | [`TYPE_RETRY`] = 6 | address validation | `session: u32`, `cookie: [u8; 16]` |
+//! | [`TYPE_BUSY`] = 7 | a full server's answer to a validated first message | `session: u32` |
 //!
 //! # Address validation
 //!
@@ -50,9 +76,10 @@
 //! session under a secret of the receiving process, valid for one to two
 //! minutes), and the sender repeats its first message with the cookie in
 //! it. The retry is smaller than the message it answers (24 bytes against
-//! at least 72), so a spoofed source gains no amplification. The cookie
-//! travels outside the Noise message and is not authenticated by it; it
-//! only proves the address.
+//! at least [`MIN_INIT_LEN`] = 73; shorter datagrams get no answer), so a
+//! spoofed source gains no amplification. The cookie travels in clear and
+//! is bound into the handshake as part of the prologue: pasted into
+//! another message, it fails authentication.
 //!
 //! # Terms
 //!
@@ -87,7 +114,8 @@ use snow::HandshakeState;
 /// The Noise protocol name.
 pub const NOISE_PATTERN: &str = "Noise_NNpsk0_25519_AESGCM_SHA256";
 /// Bound into the handshake: a peer of another protocol or version fails it.
-const PROLOGUE: &[u8] = b"dropless sealed v1";
+/// (v2: the session id and cookie are bound as well, see [`prologue`].)
+const PROLOGUE: &[u8] = b"dropless sealed v2";
 /// Handshake, first message.
 pub const TYPE_HS_INIT: u8 = 3;
 /// Handshake, response.
@@ -96,6 +124,10 @@ pub const TYPE_HS_RESP: u8 = 4;
 pub const TYPE_SEALED: u8 = 5;
 /// An address-validation reply carrying a cookie.
 pub const TYPE_RETRY: u8 = 6;
+/// A server's "all slots taken" to a first message with a valid cookie
+/// (common header and session only, unauthenticated: the sender only
+/// names it as the cause if its handshake times out).
+pub const TYPE_BUSY: u8 = 7;
 /// Bytes of an address-validation cookie.
 pub const COOKIE_LEN: usize = 16;
 /// Where the Noise message starts in a first message.
@@ -104,6 +136,13 @@ const INIT_NOISE_AT: usize = COMMON_HEADER_LEN + 4 + COOKIE_LEN;
 const RESP_NOISE_AT: usize = COMMON_HEADER_LEN + 4;
 /// Bytes of a [`TYPE_RETRY`] datagram.
 pub const RETRY_LEN: usize = COMMON_HEADER_LEN + 4 + COOKIE_LEN;
+/// The shortest first message that can be valid (header, session, cookie,
+/// ephemeral key, a one-byte payload and its tag): anything shorter is
+/// not answered at all, so that a retry ([`RETRY_LEN`] bytes) is never
+/// larger than what it answers.
+pub const MIN_INIT_LEN: usize = INIT_NOISE_AT + 32 + 1 + TAG_LEN;
+// No amplification before address validation.
+const _: () = assert!(RETRY_LEN <= MIN_INIT_LEN);
 /// Bytes in front of a sealed datagram's ciphertext: common header,
 /// session, nonce.
 pub const SEAL_HEADER_LEN: usize = COMMON_HEADER_LEN + 4 + 8;
@@ -159,11 +198,49 @@ impl Psk {
         Ok(Psk(k))
     }
 
-    /// Reads a key file (at most 1 KiB; 64 hexadecimal digits).
+    /// Reads a key file (at most 1 KiB; 64 hexadecimal digits). Refused,
+    /// without reading a byte: anything but a regular file (a FIFO or a
+    /// device would block or never end; it is opened non-blocking to find
+    /// out), and a file that its group or others may read or write (as
+    /// `ssh` refuses such a private key: the key is the whole secret, and
+    /// a warning scrolls by unread).
     pub fn from_file(path: &Path) -> anyhow::Result<Psk> {
         use std::io::Read;
-        let f = std::fs::File::open(path)
+        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt, PermissionsExt};
+        let f = std::fs::File::options()
+            .read(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(path)
             .with_context(|| format!("opening key file {}", path.display()))?;
+        let meta = f
+            .metadata()
+            .with_context(|| format!("reading key file {}", path.display()))?;
+        let t = meta.file_type();
+        if !t.is_file() {
+            let what = if t.is_fifo() {
+                "a FIFO"
+            } else if t.is_char_device() || t.is_block_device() {
+                "a device"
+            } else if t.is_dir() {
+                "a directory"
+            } else if t.is_socket() {
+                "a socket"
+            } else {
+                "not a regular file"
+            };
+            bail!(
+                "key file {} is {what}: a key file must be a regular file",
+                path.display()
+            );
+        }
+        let mode = meta.permissions().mode() & 0o777;
+        if mode & 0o077 != 0 {
+            bail!(
+                "key file {} has mode {mode:04o}: group and others must have no access (chmod 600 {})",
+                path.display(),
+                path.display()
+            );
+        }
         let mut s = String::new();
         f.take(1024)
             .read_to_string(&mut s)
@@ -186,13 +263,26 @@ impl Psk {
     }
 }
 
-fn builder(psk: &Psk) -> anyhow::Result<snow::Builder<'_>> {
+/// The handshake's prologue: [`PROLOGUE`], then the first message's
+/// session id and cookie as they travel in clear. Both ends mix it into
+/// the handshake hash, so a first message whose cookie or session was
+/// changed in flight (an attacker pasting the cookie it was given for its
+/// own address into a captured message) fails authentication.
+fn prologue(session: u32, cookie: &[u8]) -> [u8; PROLOGUE.len() + 4 + COOKIE_LEN] {
+    let mut p = [0u8; PROLOGUE.len() + 4 + COOKIE_LEN];
+    p[..PROLOGUE.len()].copy_from_slice(PROLOGUE);
+    p[PROLOGUE.len()..PROLOGUE.len() + 4].copy_from_slice(&session.to_be_bytes());
+    p[PROLOGUE.len() + 4..].copy_from_slice(cookie);
+    p
+}
+
+fn builder<'a>(psk: &'a Psk, prologue: &'a [u8]) -> anyhow::Result<snow::Builder<'a>> {
     let params = NOISE_PATTERN.parse().expect("a valid Noise pattern");
     // ring's AES-GCM, X25519 and SHA-256 (assembly, with AES-NI where the
     // CPU has it); snow's own pure-Rust primitives for anything else.
     let resolver = FallbackResolver::new(Box::new(RingResolver), Box::new(DefaultResolver));
     snow::Builder::with_resolver(params, Box::new(resolver))
-        .prologue(PROLOGUE)
+        .prologue(prologue)
         .and_then(|b| b.psk(0, &psk.0))
         .map_err(|e| anyhow::anyhow!("setting up the Noise handshake: {e}"))
 }
@@ -211,13 +301,24 @@ pub fn peek(dgram: &[u8]) -> Option<(u8, u32)> {
         return None;
     }
     let kind = dgram[3];
-    if !(TYPE_HS_INIT..=TYPE_RETRY).contains(&kind) {
+    if !(TYPE_HS_INIT..=TYPE_BUSY).contains(&kind) {
         return None;
     }
     Some((
         kind,
         u32::from_be_bytes(dgram[4..8].try_into().expect("4 bytes")),
     ))
+}
+
+/// The [`TYPE_BUSY`] reply to a first message (8 bytes: never more than
+/// what it answers), or `None` if `dgram` is not one.
+pub fn busy_reply(dgram: &[u8]) -> Option<[u8; COMMON_HEADER_LEN + 4]> {
+    let Some((TYPE_HS_INIT, session)) = peek(dgram) else {
+        return None;
+    };
+    let mut out = [0u8; COMMON_HEADER_LEN + 4];
+    header(&mut out, TYPE_BUSY, session);
+    Some(out)
 }
 
 /// What a sender announces in its first handshake message (see "Terms"
@@ -320,27 +421,36 @@ impl CookieKey {
     /// key gave `src` for its session within the last one to two minutes
     /// (`now` in nanoseconds of any monotonic clock the caller keeps).
     pub fn valid(&self, src: SocketAddr, dgram: &[u8], now: u64) -> bool {
+        self.slot_of(src, dgram, now).is_some()
+    }
+
+    /// The time slot whose cookie `dgram` carries, if [`CookieKey::valid`].
+    fn slot_of(&self, src: SocketAddr, dgram: &[u8], now: u64) -> Option<u64> {
         let Some((TYPE_HS_INIT, session)) = peek(dgram) else {
-            return false;
+            return None;
         };
         if dgram.len() < INIT_NOISE_AT {
-            return false;
+            return None;
         }
         let got = &dgram[COMMON_HEADER_LEN + 4..INIT_NOISE_AT];
         let slot = now / COOKIE_SLOT_NS;
         // (Not a secret-dependent early exit that matters: the cookie is
         // for the sender's own address, which it already knows.)
         [slot, slot.wrapping_sub(1)]
-            .iter()
-            .any(|&s| self.cookie(src, session, s) == got)
+            .into_iter()
+            .find(|&s| self.cookie(src, session, s) == got)
     }
 
     /// The [`TYPE_RETRY`] reply to a first message from `src`, or `None`
-    /// if `dgram` is not a first message.
+    /// if `dgram` is not a first message or is shorter than any valid one
+    /// ([`MIN_INIT_LEN`]: the reply is never larger than what it answers).
     pub fn retry(&self, src: SocketAddr, dgram: &[u8], now: u64) -> Option<[u8; RETRY_LEN]> {
         let Some((TYPE_HS_INIT, session)) = peek(dgram) else {
             return None;
         };
+        if dgram.len() < MIN_INIT_LEN.max(RETRY_LEN) || dgram.len() > MAX_HANDSHAKE_LEN {
+            return None;
+        }
         let mut out = [0u8; RETRY_LEN];
         header(&mut out, TYPE_RETRY, session);
         out[COMMON_HEADER_LEN + 4..].copy_from_slice(&self.cookie(
@@ -371,17 +481,7 @@ impl Initiator {
     /// message (encrypted under the key, like everything after it).
     pub fn with_terms(psk: &Psk, terms: Terms) -> anyhow::Result<Initiator> {
         let session = getrandom::u32().map_err(|e| anyhow::anyhow!("reading random bytes: {e}"))?;
-        let mut hs = builder(psk)?
-            .build_initiator()
-            .map_err(|e| anyhow::anyhow!("starting the Noise handshake: {e}"))?;
-        let mut init = vec![0u8; MAX_HANDSHAKE_LEN];
-        header(&mut init, TYPE_HS_INIT, session);
-        let mut t = [0u8; TERMS_MAX];
-        let tn = terms.encode(&mut t);
-        let n = hs
-            .write_message(&t[..tn], &mut init[INIT_NOISE_AT..])
-            .map_err(|e| anyhow::anyhow!("writing the Noise handshake: {e}"))?;
-        init.truncate(INIT_NOISE_AT + n);
+        let (hs, init) = Initiator::first_message(psk, terms, session, &[0; COOKIE_LEN])?;
         Ok(Initiator {
             psk: psk.clone(),
             terms,
@@ -389,6 +489,30 @@ impl Initiator {
             session,
             init,
         })
+    }
+
+    /// A new handshake state (a new ephemeral key) and its first message,
+    /// the session and cookie bound into it through the prologue.
+    fn first_message(
+        psk: &Psk,
+        terms: Terms,
+        session: u32,
+        cookie: &[u8],
+    ) -> anyhow::Result<(HandshakeState, Vec<u8>)> {
+        let pro = prologue(session, cookie);
+        let mut hs = builder(psk, &pro)?
+            .build_initiator()
+            .map_err(|e| anyhow::anyhow!("starting the Noise handshake: {e}"))?;
+        let mut init = vec![0u8; MAX_HANDSHAKE_LEN];
+        header(&mut init, TYPE_HS_INIT, session);
+        init[COMMON_HEADER_LEN + 4..INIT_NOISE_AT].copy_from_slice(cookie);
+        let mut t = [0u8; TERMS_MAX];
+        let tn = terms.encode(&mut t);
+        let n = hs
+            .write_message(&t[..tn], &mut init[INIT_NOISE_AT..])
+            .map_err(|e| anyhow::anyhow!("writing the Noise handshake: {e}"))?;
+        init.truncate(INIT_NOISE_AT + n);
+        Ok((hs, init))
     }
 
     /// The session id.
@@ -404,26 +528,51 @@ impl Initiator {
     /// Takes the cookie of this session's address-validation reply into
     /// the first message (send [`Initiator::datagram`] again); false for
     /// anything else.
+    ///
+    /// The cookie is bound into the handshake (the prologue), so taking it
+    /// writes a new first message with a new ephemeral key; a repeated
+    /// retry with the same cookie changes nothing.
     pub fn on_retry(&mut self, dgram: &[u8]) -> bool {
         if dgram.len() != RETRY_LEN || peek(dgram) != Some((TYPE_RETRY, self.session)) {
             return false;
         }
-        self.init[COMMON_HEADER_LEN + 4..INIT_NOISE_AT]
-            .copy_from_slice(&dgram[COMMON_HEADER_LEN + 4..]);
-        true
+        let cookie = &dgram[COMMON_HEADER_LEN + 4..];
+        if self.init[COMMON_HEADER_LEN + 4..INIT_NOISE_AT] == *cookie {
+            return true;
+        }
+        match Initiator::first_message(&self.psk, self.terms, self.session, cookie) {
+            Ok((hs, init)) => {
+                self.hs = hs;
+                self.init = init;
+                true
+            }
+            Err(_) => false,
+        }
     }
 
     /// The channel, if `dgram` is this session's valid response; `None`
-    /// for anything else. A response of this session that fails
-    /// authentication leaves `snow`'s handshake state unusable, so the
-    /// initiator then starts over with a new session (new id, new
-    /// ephemeral key): send [`Initiator::datagram`] again.
+    /// for anything else.
+    ///
+    /// A response that fails authentication is ignored and the handshake
+    /// goes on (`snow` restores its state when a message fails to
+    /// decrypt), so that an on-path attacker who sees the session id and
+    /// injects garbage responses cannot make the sender start over again
+    /// and again. Only a response that authenticates (its sender holds the
+    /// key) but carries a payload this version does not accept makes the
+    /// initiator start over with a new session (new id, new ephemeral
+    /// key): send [`Initiator::datagram`] again.
     pub fn on_response(&mut self, dgram: &[u8]) -> Option<Channel> {
-        if peek(dgram) != Some((TYPE_HS_RESP, self.session)) || dgram.len() > MAX_HANDSHAKE_LEN {
+        if peek(dgram) != Some((TYPE_HS_RESP, self.session))
+            || dgram.len() > MAX_HANDSHAKE_LEN
+            || dgram.len() < RESP_NOISE_AT
+        {
             return None;
         }
         let mut scratch = [0u8; 64];
         let read = self.hs.read_message(&dgram[RESP_NOISE_AT..], &mut scratch);
+        if read.is_err() {
+            return None;
+        }
         // The payload: empty, or with resume the offset to start from (at
         // most the file's size).
         let resume_from = match (read, self.terms.resume) {
@@ -458,7 +607,8 @@ fn read_init(psk: &Psk, dgram: &[u8]) -> Option<(u32, HandshakeState, Terms)> {
     if kind != TYPE_HS_INIT || dgram.len() > MAX_HANDSHAKE_LEN || dgram.len() < INIT_NOISE_AT {
         return None;
     }
-    let mut hs = builder(psk).ok()?.build_responder().ok()?;
+    let pro = prologue(session, &dgram[COMMON_HEADER_LEN + 4..INIT_NOISE_AT]);
+    let mut hs = builder(psk, &pro).ok()?.build_responder().ok()?;
     let mut scratch = [0u8; 64];
     let m = hs
         .read_message(&dgram[INIT_NOISE_AT..], &mut scratch)
@@ -505,6 +655,131 @@ pub fn respond(
     c.terms = terms;
     c.resume_from = resume_from.unwrap_or(0);
     Some((session, resp, c))
+}
+
+/// What a receiver does with a first message ([`Responder::on_init`]).
+pub enum InitOutcome {
+    /// Answer with this address-validation reply (no state kept).
+    Retry([u8; RETRY_LEN]),
+    /// A first message already answered (its ephemeral key was seen within
+    /// its cookie's lifetime): a replay, or the sender repeating itself
+    /// because the response was lost. The caller repeats the stored
+    /// response only to the session's own address, and otherwise drops it.
+    Repeated(u32),
+    /// A new, authentic, fresh first message: send the response. The
+    /// session is *pending*: it may take no slot, displace no session and
+    /// touch no resume state until its first sealed datagram opens
+    /// ([`Channel::authenticates`]), which only the key holder that wrote
+    /// this first message can produce.
+    Accepted {
+        /// The session id.
+        session: u32,
+        /// The response (keep it to repeat it).
+        response: Vec<u8>,
+        /// The responder's end of the session.
+        channel: Box<Channel>,
+    },
+    /// Not answered: too short, no valid cookie and too short for a
+    /// retry, failed authentication, or the replay filter is full.
+    Dropped,
+}
+
+/// The receiver's side of the handshake: address validation, then a
+/// filter of first messages already accepted, then the Noise handshake.
+///
+/// Why a replay filter keyed by the ephemeral key, and no timestamp: with
+/// one shared key and no peer identity there is no "peer" to keep
+/// WireGuard's greatest timestamp for, and a timestamp would need the two
+/// clocks to agree. The cookie gives the freshness instead: it is a MAC
+/// under this process's secret over the sender's address, port, session
+/// and the receiver's own one-minute time slot, and it is bound into the
+/// Noise message (the prologue), so a first message is only ever valid
+/// from the address it was written for and for at most two minutes of the
+/// receiver's clock. Within that lifetime the filter remembers the
+/// ephemeral key of every first message accepted, and refuses it again;
+/// an entry is forgotten when its cookie expires. Memory is bounded
+/// ([`Responder::FILTER_MAX`] keys); only authentic first messages (made
+/// with the key) enter it, and when it is full new sessions wait for
+/// entries to expire.
+pub struct Responder {
+    cookies: CookieKey,
+    /// Ephemeral key of each first message accepted, with its cookie slot.
+    seen: std::collections::HashMap<[u8; 32], u64>,
+}
+
+impl Responder {
+    /// Most first messages remembered at once (about 3 MB at most).
+    pub const FILTER_MAX: usize = 65_536;
+
+    /// A responder with a new cookie secret.
+    pub fn generate() -> anyhow::Result<Responder> {
+        Ok(Responder {
+            cookies: CookieKey::generate()?,
+            seen: std::collections::HashMap::new(),
+        })
+    }
+
+    /// Handles a first message from `src` at `now` (nanoseconds of a
+    /// monotonic clock the caller keeps); `offer` as for [`respond`].
+    pub fn on_init(
+        &mut self,
+        psk: &Psk,
+        src: SocketAddr,
+        dgram: &[u8],
+        now: u64,
+        offer: &mut dyn FnMut(&FileId) -> u64,
+    ) -> InitOutcome {
+        if dgram.len() < MIN_INIT_LEN || dgram.len() > MAX_HANDSHAKE_LEN {
+            return InitOutcome::Dropped;
+        }
+        let Some(slot) = self.cookies.slot_of(src, dgram, now) else {
+            return match self.cookies.retry(src, dgram, now) {
+                Some(r) => InitOutcome::Retry(r),
+                None => InitOutcome::Dropped,
+            };
+        };
+        // Forget what no cookie can still make valid.
+        let current = now / COOKIE_SLOT_NS;
+        if self.seen.len() >= Self::FILTER_MAX / 2 {
+            self.seen.retain(|_, s| s.saturating_add(1) >= current);
+        }
+        let Some((session, _, _)) = read_init(psk, dgram) else {
+            return InitOutcome::Dropped;
+        };
+        let e: [u8; 32] = dgram[INIT_NOISE_AT..INIT_NOISE_AT + 32]
+            .try_into()
+            .expect("32 bytes");
+        if let Some(&s) = self.seen.get(&e) {
+            if s.saturating_add(1) >= current {
+                return InitOutcome::Repeated(session);
+            }
+        }
+        if self.seen.len() >= Self::FILTER_MAX {
+            return InitOutcome::Dropped;
+        }
+        match respond(psk, dgram, offer) {
+            Some((session, response, channel)) => {
+                self.seen.insert(e, slot);
+                InitOutcome::Accepted {
+                    session,
+                    response,
+                    channel: Box::new(channel),
+                }
+            }
+            None => InitOutcome::Dropped,
+        }
+    }
+
+    /// Whether `dgram` from `src` carries a valid cookie (a server that
+    /// is full answers such a first message with nothing).
+    pub fn cookie_valid(&self, src: SocketAddr, dgram: &[u8], now: u64) -> bool {
+        self.cookies.valid(src, dgram, now)
+    }
+
+    /// First messages remembered by the replay filter.
+    pub fn remembered(&self) -> usize {
+        self.seen.len()
+    }
 }
 
 /// One end of an established session: seals what it sends, opens what it
@@ -624,6 +899,22 @@ impl Channel {
             .ok()?;
         self.replay.mark(nonce);
         Some(plain)
+    }
+
+    /// Whether `dgram` is a sealed datagram of this session that opens
+    /// (on a copy; nothing is marked in the replay window): the key
+    /// confirmation of a pending session ([`InitOutcome::Accepted`]).
+    pub fn authenticates(&self, dgram: &[u8]) -> bool {
+        if dgram.len() < SEAL_OVERHEAD || peek(dgram) != Some((TYPE_SEALED, self.session)) {
+            return false;
+        }
+        let nonce = u64::from_be_bytes(dgram[8..16].try_into().expect("8 bytes"));
+        let mut copy = dgram[SEAL_HEADER_LEN..].to_vec();
+        self.replay.fresh(nonce)
+            && self
+                .open_key
+                .open_in_place(aead_nonce(nonce), Aad::empty(), &mut copy)
+                .is_ok()
     }
 
     /// [`Channel::open_in_place`] on a copy of `dgram` in `out` (which must
@@ -782,6 +1073,77 @@ mod tests {
     }
 
     #[test]
+    fn a_first_message_is_accepted_once_and_only_with_its_own_cookie() {
+        let psk = Psk::from_bytes([12; 32]);
+        let mut r = Responder::generate().unwrap();
+        let me: SocketAddr = "192.0.2.1:4000".parse().unwrap();
+        let other: SocketAddr = "192.0.2.2:4000".parse().unwrap();
+        let now = 50 * COOKIE_SLOT_NS;
+        let mut i = Initiator::new(&psk).unwrap();
+        let InitOutcome::Retry(retry) = r.on_init(&psk, me, i.datagram(), now, &mut |_| 0) else {
+            panic!("a retry first");
+        };
+        assert!(retry.len() <= i.datagram().len());
+        assert!(i.on_retry(&retry));
+        let mine = i.datagram().to_vec();
+        // Another address pastes its own cookie in: the Noise message
+        // fails (the cookie is in the prologue).
+        let InitOutcome::Retry(theirs) = r.on_init(&psk, other, &mine, now, &mut |_| 0) else {
+            panic!("a retry for the other address");
+        };
+        let mut pasted = mine.clone();
+        pasted[COMMON_HEADER_LEN + 4..INIT_NOISE_AT]
+            .copy_from_slice(&theirs[COMMON_HEADER_LEN + 4..]);
+        assert!(matches!(
+            r.on_init(&psk, other, &pasted, now, &mut |_| 0),
+            InitOutcome::Dropped
+        ));
+        // The real one: accepted once, then a repeat.
+        let InitOutcome::Accepted { response, .. } = r.on_init(&psk, me, &mine, now, &mut |_| 0)
+        else {
+            panic!("accepted");
+        };
+        assert!(matches!(
+            r.on_init(&psk, me, &mine, now + 1, &mut |_| 0),
+            InitOutcome::Repeated(s) if s == i.session()
+        ));
+        assert_eq!(r.remembered(), 1);
+        assert!(i.on_response(&response).is_some());
+        // Two slots later the cookie has expired: a retry, nothing more.
+        assert!(matches!(
+            r.on_init(&psk, me, &mine, now + 2 * COOKIE_SLOT_NS, &mut |_| 0),
+            InitOutcome::Retry(_)
+        ));
+        // Short datagrams get nothing; no retry is larger than its input.
+        for len in 0..MIN_INIT_LEN {
+            let mut d = mine[..len.min(mine.len())].to_vec();
+            d.resize(len, 0);
+            assert!(matches!(
+                r.on_init(&psk, other, &d, now, &mut |_| 0),
+                InitOutcome::Dropped
+            ));
+        }
+    }
+
+    #[test]
+    fn a_pending_session_is_confirmed_only_by_the_key_holders_datagram() {
+        let psk = Psk::from_bytes([13; 32]);
+        let mut i = Initiator::new(&psk).unwrap();
+        let (_, resp, rx) = respond(&psk, i.datagram(), &mut |_| 0).unwrap();
+        let mut tx = i.on_response(&resp).unwrap();
+        let mut d = [0u8; 64];
+        let n = tx.seal(b"first", &mut d).unwrap();
+        let mut bad = d;
+        bad[n - 1] ^= 1;
+        assert!(!rx.authenticates(&bad[..n]));
+        assert!(rx.authenticates(&d[..n]));
+        // Another session's datagram does not confirm this one.
+        let (mut other, _) = pair(13);
+        let m = other.seal(b"first", &mut d).unwrap();
+        assert!(!rx.authenticates(&d[..m]));
+    }
+
+    #[test]
     fn a_resumed_session_agrees_on_the_offset_within_the_file() {
         let psk = Psk::from_bytes([6; 32]);
         let id = FileId {
@@ -844,7 +1206,9 @@ mod tests {
             respond(&psk, &forged, &mut |_| 0).is_none(),
             "altered first message"
         );
-        // A response under another key: the initiator starts a new session.
+        // A response under another key, or garbage under this session's
+        // id (an on-path injector): ignored, the handshake goes on.
+        let (_, good, _) = respond(&psk, i.datagram(), &mut |_| 0).unwrap();
         let (_, resp, _) = respond(
             &other,
             Initiator::new(&other).unwrap().datagram(),
@@ -854,10 +1218,14 @@ mod tests {
         let mut resp = resp;
         resp[4..8].copy_from_slice(&i.session().to_be_bytes());
         let s0 = i.session();
-        assert!(i.on_response(&resp).is_none());
-        assert_ne!(i.session(), s0, "a new session after a failed response");
-        // ... which then completes normally.
-        let (_, good, _) = respond(&psk, i.datagram(), &mut |_| 0).unwrap();
+        for _ in 0..100 {
+            assert!(i.on_response(&resp).is_none());
+            let mut junk = good.clone();
+            junk[20] ^= 0x40;
+            assert!(i.on_response(&junk).is_none());
+        }
+        assert_eq!(i.session(), s0, "the same session after injected responses");
+        // ... and the real response still completes it.
         assert!(i.on_response(&good).is_some());
         // Channels of two sessions do not open each other's datagrams.
         let (mut a, _) = pair(3);
@@ -872,8 +1240,8 @@ mod tests {
     #[test]
     fn the_channel_speaks_noise_transport_messages() {
         let psk = Psk::from_bytes([9; 32]);
-        let mut i = builder(&psk).unwrap().build_initiator().unwrap();
-        let mut r = builder(&psk).unwrap().build_responder().unwrap();
+        let mut i = builder(&psk, PROLOGUE).unwrap().build_initiator().unwrap();
+        let mut r = builder(&psk, PROLOGUE).unwrap().build_responder().unwrap();
         let (mut m, mut p) = ([0u8; 128], [0u8; 128]);
         let n = i.write_message(&[], &mut m).unwrap();
         r.read_message(&m[..n], &mut p).unwrap();
@@ -999,6 +1367,31 @@ mod tests {
         // The real one still opens once.
         let mut copy = good.clone();
         assert!(rx.open_in_place(&mut copy).is_some());
+    }
+
+    #[test]
+    fn key_files_open_to_others_and_non_regular_key_files_are_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("dropless-keyfile-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let k = Psk::generate().unwrap();
+        let path = dir.join("key");
+        k.write_new_file(&path).unwrap();
+        assert_eq!(Psk::from_file(&path).unwrap(), k);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let e = format!("{:#}", Psk::from_file(&path).unwrap_err());
+        assert!(e.contains("mode 0640") && e.contains("chmod 600"), "{e}");
+        // A FIFO: refused at once, not read (which would block forever).
+        let fifo = dir.join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid C string.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let e = format!("{:#}", Psk::from_file(&fifo).unwrap_err());
+        assert!(e.contains("a FIFO"), "{e}");
+        let e = format!("{:#}", Psk::from_file(Path::new("/dev/null")).unwrap_err());
+        assert!(e.contains("a device"), "{e}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

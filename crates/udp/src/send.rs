@@ -627,6 +627,7 @@ fn handshake(
     let start = std::time::Instant::now();
     let mut every = Duration::from_millis(200);
     let mut refused = false;
+    let mut busy = false;
     loop {
         match socket.sock.send(init.datagram()) {
             Ok(_) => {}
@@ -638,6 +639,13 @@ fn handshake(
         'wait: loop {
             let now = std::time::Instant::now();
             if now.duration_since(start) > timeout {
+                if busy {
+                    bail!(
+                        "no session with {peer} within {:.1} s: the receiver is busy (serving \
+                         as many senders as its --max-clients admits); try again later",
+                        timeout.as_secs_f64()
+                    );
+                }
                 bail!(
                     "no answer to the handshake from {peer} within {:.1} s{}: is a receiver \
                      listening there with the same key?",
@@ -662,6 +670,10 @@ fn handshake(
                     if let Some(c) = init.on_response(dgram) {
                         return Ok(c);
                     }
+                    if secure::peek(dgram) == Some((secure::TYPE_BUSY, init.session())) {
+                        busy = true;
+                        continue;
+                    }
                     if init.on_retry(dgram) {
                         // The receiver validates our address first: the
                         // first message again, with its cookie, at once.
@@ -671,8 +683,10 @@ fn handshake(
                     *rejected += 1;
                 }
                 if again || init.session() != before {
-                    // A cookie to present, or a response that failed
-                    // authentication (a new session): sent at once.
+                    // A cookie to present, or an authentic response with
+                    // a payload this version refuses (a new session): sent
+                    // at once. (A response that fails authentication is
+                    // ignored: an injector cannot restart the handshake.)
                     break 'wait;
                 }
             }

@@ -19,7 +19,7 @@
 //! listening socket when its own socket was connected are handed to its
 //! session first, so that the start of a transfer is not lost.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::io;
 use std::net::{SocketAddr, UdpSocket};
 use std::sync::mpsc;
@@ -29,7 +29,7 @@ use anyhow::{bail, Context};
 use dropless_wire::{decode, Decoded};
 use socket2::{Domain, Protocol, Socket as Socket2, Type};
 
-use crate::recv::recv_session;
+use crate::recv::{recv_session, Pending};
 use crate::{secure, sys, RecvOptions, Sink, TransferReport};
 
 /// Default for [`serve_on`]'s `max_clients`: senders served at once.
@@ -86,10 +86,15 @@ pub fn serve_on(
     listener
         .set_nonblocking(true)
         .context("setting up the socket")?;
-    let cookies = match opts.key {
-        Some(_) => Some(secure::CookieKey::generate()?),
+    let mut responder = match opts.key {
+        Some(_) => Some(secure::Responder::generate()?),
         None => None,
     };
+    // Sessions answered but not yet confirmed (their sender has not yet
+    // proven the key with a sealed datagram): they hold no slot, and the
+    // oldest is forgotten when there are too many.
+    let max_pending = (4 * max_clients).clamp(64, 4096);
+    let mut waiting: HashMap<SocketAddr, (u64, Pending)> = HashMap::new();
     let session_opts = RecvOptions {
         start_timeout: Some(opts.idle_timeout),
         require_first_packet: true,
@@ -149,16 +154,77 @@ pub fn serve_on(
                     continue;
                 }
                 let now = started.elapsed().as_nanos() as u64;
-                let opens = match (&opts.key, &cookies) {
-                    (Some(psk), Some(k)) => match secure::peek(d) {
-                        Some((secure::TYPE_HS_INIT, _)) if !k.valid(src, d, now) => {
-                            if let Some(r) = k.retry(src, d, now) {
-                                let _ = listener.send_to(&r, src);
-                                stats.retries += 1;
+                let idle = opts.idle_timeout.as_nanos() as u64;
+                waiting.retain(|_, (at, _)| now.saturating_sub(*at) <= idle);
+                let mut established = None;
+                let opens = match (&opts.key, responder.as_mut()) {
+                    (Some(psk), Some(r)) => match secure::peek(d) {
+                        Some((secure::TYPE_HS_INIT, _)) => {
+                            if active.len() >= max_clients && r.cookie_valid(src, d, now) {
+                                // Full: "busy" (the sender retries, and
+                                // names it if it gives up).
+                                if let Some(b) = secure::busy_reply(d) {
+                                    let _ = listener.send_to(&b, src);
+                                }
+                                stats.busy += 1;
+                                continue;
+                            }
+                            match r.on_init(psk, src, d, now, &mut |_| 0) {
+                                secure::InitOutcome::Retry(b) => {
+                                    let _ = listener.send_to(&b, src);
+                                    stats.retries += 1;
+                                }
+                                secure::InitOutcome::Repeated(s) => match waiting.get(&src) {
+                                    Some((_, p)) if p.channel.session() == s => {
+                                        let _ = listener.send_to(&p.response, src);
+                                    }
+                                    _ => stats.dropped += 1,
+                                },
+                                secure::InitOutcome::Accepted {
+                                    response, channel, ..
+                                } => {
+                                    let _ = listener.send_to(&response, src);
+                                    if waiting.len() >= max_pending && !waiting.contains_key(&src) {
+                                        let oldest = waiting
+                                            .iter()
+                                            .min_by_key(|(_, (at, _))| *at)
+                                            .map(|(a, _)| *a);
+                                        if let Some(a) = oldest {
+                                            waiting.remove(&a);
+                                        }
+                                    }
+                                    waiting.insert(
+                                        src,
+                                        (
+                                            now,
+                                            Pending {
+                                                peer: src,
+                                                response,
+                                                channel: *channel,
+                                            },
+                                        ),
+                                    );
+                                }
+                                secure::InitOutcome::Dropped => stats.dropped += 1,
                             }
                             continue;
                         }
-                        Some((secure::TYPE_HS_INIT, _)) => secure::authentic_init(psk, d),
+                        // Key confirmation: the pending session's first
+                        // sealed datagram opens; only now does it take a
+                        // slot.
+                        Some((secure::TYPE_SEALED, s)) => match waiting.get(&src) {
+                            Some((_, p))
+                                if p.channel.session() == s && p.channel.authenticates(d) =>
+                            {
+                                if active.len() >= max_clients {
+                                    stats.busy += 1;
+                                    continue;
+                                }
+                                established = waiting.remove(&src).map(|(_, p)| p);
+                                true
+                            }
+                            _ => false,
+                        },
                         _ => false,
                     },
                     _ => matches!(decode(d), Ok(Decoded::Data(p, _)) if p.seq == 0),
@@ -198,7 +264,7 @@ pub fn serve_on(
                 let spawned = std::thread::Builder::new()
                     .name(format!("recv {src}"))
                     .spawn_scoped(scope, move || {
-                        let r = recv_session(sock, sink, session_opts, preload);
+                        let r = recv_session(sock, sink, session_opts, preload, established);
                         let _ = tx.send((src, r));
                     });
                 match spawned {

@@ -368,3 +368,31 @@ fn a_flood_of_random_datagrams_changes_nothing() {
     assert!(tx.encrypted && rx.encrypted);
     assert!(rx.rejected > 1000, "{rx}");
 }
+
+/// Issue 34: `--insecure` on one end only is named as the cause when the
+/// receiver gives up, in both directions.
+#[test]
+fn a_key_on_one_end_only_is_named_as_the_cause() {
+    let dir = TempDir::new("secure-mismatch");
+    let src = dir.path("src");
+    write_random_file(&src, 20_000, 4);
+    for receiver_keyed in [true, false] {
+        let (mut s, mut r) = keyed(61);
+        s.timeout = Duration::from_secs(1);
+        r.start_timeout = Some(Duration::from_secs(2));
+        if receiver_keyed {
+            s.key = None;
+        } else {
+            r.key = None;
+        }
+        let out = transfer(&src, &dir.path("out"), Box::new(FixedWindow(16.0)), &s, &r);
+        let e = format!("{:#}", out.recv.unwrap_err());
+        let want = if receiver_keyed {
+            "--insecure"
+        } else {
+            "--key"
+        };
+        assert!(e.contains(want), "receiver keyed {receiver_keyed}: {e}");
+        assert!(out.send.is_err());
+    }
+}

@@ -99,7 +99,11 @@ impl SlowSender {
                     break;
                 }
                 if let Some(chan) = init.on_response(&buf[..n]) {
-                    return SlowSender { sock, chan, seq: 0 };
+                    // Its first sealed datagram proves the key: only now
+                    // is it admitted (before anything sent after this).
+                    let mut s = SlowSender { sock, chan, seq: 0 };
+                    s.trickle();
+                    return s;
                 }
             }
         }
@@ -219,11 +223,9 @@ fn the_cap_turns_senders_away_until_a_slot_frees() {
     let done = Arc::new(AtomicBool::new(false));
     let trickler = keep_trickling(slow, done.clone());
     // The only slot is taken: the handshake goes unanswered.
-    let e = real_sender(&psk, 1_000_000, server.addr, Duration::from_secs(2)).unwrap_err();
-    assert!(
-        format!("{e:#}").contains("no answer to the handshake"),
-        "{e:#}"
-    );
+    let r = real_sender(&psk, 1_000_000, server.addr, Duration::from_secs(2));
+    let e = r.unwrap_err();
+    assert!(format!("{e:#}").contains("the receiver is busy"), "{e:#}");
     // The slow sender goes quiet; its idle timeout frees the slot.
     done.store(true, Ordering::Relaxed);
     trickler.join().unwrap();
@@ -270,10 +272,14 @@ fn a_first_message_needs_a_cookie_for_its_own_address() {
         secure::peek(&buf[..n]).map(|(t, _)| t),
         Some(secure::TYPE_RETRY)
     );
-    // From a: the session's response.
+    // From a: the session's response; its first sealed datagram (the
+    // proof that it holds the key) admits it.
     a.send_to(init.datagram(), server.addr).unwrap();
     let n = a.recv(&mut buf).unwrap();
-    assert!(init.on_response(&buf[..n]).is_some());
+    let mut chan = init.on_response(&buf[..n]).unwrap();
+    let m = chan.seal(b"not a data packet", &mut buf).unwrap();
+    a.send_to(&buf[..m], server.addr).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
     let (stats, _) = server.stop();
     assert_eq!((stats.admitted, stats.retries), (1, 2), "{stats:?}");
 }

@@ -23,7 +23,7 @@
 //! | offset | size | field | value |
 //! |---:|---:|---|---|
 //! | 0 | 2 | magic | `"DL"` (`0x44 0x4C`) |
-//! | 2 | 1 | version | [`VERSION`] (= 2; see [Versions](#versions)) |
+//! | 2 | 1 | version | [`VERSION`] (= 3; see [Versions](#versions)) |
 //! | 3 | 1 | type | [`TYPE_DATA`] (= 1) or [`TYPE_ACK`] (= 2) |
 //!
 //! ## Data (type 1), [`DATA_HEADER_LEN`] = 30 bytes + payload
@@ -57,7 +57,15 @@
 //!
 //! ## Versions
 //!
-//! * **2** (current): `ts_echo` = [`NO_ECHO`] (all ones) means "no echo";
+//! * **3** (current): the data and ACK layouts of version 2, unchanged.
+//!   Bumped with the sealed framing of `dropless-udp` (its handshake types
+//!   3-6 share this header): a first handshake message now binds its
+//!   session id and address-validation cookie into the Noise handshake,
+//!   a receiver admits a sender only after its first sealed datagram, and
+//!   a version-2 peer's handshake would fail authentication with no clear
+//!   cause. With the bump, a datagram of either version is refused by the
+//!   other as [`WireError::UnsupportedVersion`] (issue 34).
+//! * **2**: `ts_echo` = [`NO_ECHO`] (all ones) means "no echo";
 //!   every other value, 0 included, is an echoed timestamp.
 //! * **1**: the same layout, but `ts_echo` = 0 meant "no echo", so a packet
 //!   sent at t = 0 could not be echoed. The version was bumped because the
@@ -99,7 +107,7 @@ pub use dropless_transport::{AckPacket, DataPacket, Ecn, MAX_SACK, NO_ECHO};
 pub const MAGIC: [u8; 2] = *b"DL";
 /// The format version this crate writes and accepts (see the
 /// [Versions](crate#versions) list).
-pub const VERSION: u8 = 2;
+pub const VERSION: u8 = 3;
 /// Type byte of a data packet.
 pub const TYPE_DATA: u8 = 1;
 /// Type byte of an acknowledgement.
