@@ -68,6 +68,9 @@ pub struct VerifyArgs {
     /// change whose effect is understood; never to hide a regression
     #[arg(long)]
     pub update_records: bool,
+    /// The commit a rewritten record names [default: git rev-parse HEAD]
+    #[arg(long, value_name = "REV", requires = "update_records")]
+    pub record_commit: Option<String>,
 }
 
 /// `--scale`.
@@ -205,7 +208,15 @@ pub fn verify(a: &VerifyArgs) -> Result<(), Failure> {
     .map_err(Failure::Input)?;
     print!("{}", report::terminal(&out));
     if a.update_records {
-        let commit = head_commit()?;
+        let commit = match &a.record_commit {
+            Some(c) if !c.trim().is_empty() => c.trim().to_string(),
+            Some(_) => {
+                return Err(Failure::Input(
+                    "--record-commit: expected a commit name, found nothing".into(),
+                ))
+            }
+            None => head_commit()?,
+        };
         let mut changed = 0;
         for f in out.files.iter().filter(|f| !f.updates.is_empty()) {
             let lines =

@@ -226,6 +226,14 @@ pub fn markdown(o: &Outcome, command: &str, title: &str, preamble: Option<&str>)
                 c.verdict.word()
             );
         }
+        for (what, why) in &f.skipped {
+            s += &format!(
+                "\nNot judged at {} scale: {} ({})\n",
+                o.scale.name(),
+                what,
+                why
+            );
+        }
         let reason = f.reason();
         if !reason.is_empty() {
             s += &format!("\n{}: {}\n", f.verdict().word(), reason);

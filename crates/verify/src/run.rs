@@ -195,6 +195,9 @@ pub struct FileResult {
     pub wall_s: f64,
     /// New records of its known misses (`--update-records`).
     pub updates: Vec<crate::records::Update>,
+    /// Expectations not judged at this scale (`full_only`): label and
+    /// reason.
+    pub skipped: Vec<(String, String)>,
 }
 
 impl FileResult {
@@ -1275,7 +1278,12 @@ fn judge_file(
             }
         }
     };
+    let mut skipped = Vec::new();
     for e in &s.expects {
+        if let (Scale::Ci, Some(why)) = (scale, &e.full_only) {
+            skipped.push((e.what.clone(), why.clone()));
+            continue;
+        }
         // (point label, env) per member.
         let contexts: Vec<Vec<(String, &dyn Env)>> = (0..members)
             .map(|m| {
@@ -1489,6 +1497,7 @@ fn judge_file(
         runs: runs.len(),
         wall_s: runs.iter().map(|d| d.wall_s).sum(),
         updates,
+        skipped,
     };
     (fr, record)
 }

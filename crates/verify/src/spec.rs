@@ -87,6 +87,9 @@ pub struct Expect {
     pub record_ci: Option<Record>,
     /// The known miss's recorded value at full scale (`record_full`).
     pub record_full: Option<Record>,
+    /// `full_only`: judged at full scale only, with the reason (a value
+    /// the paper gives only at its full size, say).
+    pub full_only: Option<String>,
 }
 
 impl Expect {
@@ -746,6 +749,7 @@ pub fn load(path: &Path, scale: Scale) -> Result<Option<Spec>, String> {
                 "kind_reason",
                 "record_ci",
                 "record_full",
+                "full_only",
             ],
             &at,
         )?;
@@ -862,6 +866,19 @@ pub fn load(path: &Path, scale: Scale) -> Result<Option<Spec>, String> {
             }
         }
         let [record_ci, record_full] = recs;
+        let full_only = str_of(&c, t, "full_only", &at)?.map(str::to_string);
+        if full_only.as_deref().is_some_and(|r| r.trim().is_empty()) {
+            return Err(c.err(
+                &f("full_only"),
+                "expected the reason the expectation cannot be judged at CI scale",
+            ));
+        }
+        if full_only.is_some() && record_ci.is_some() {
+            return Err(c.err(
+                &f("record_ci"),
+                "a full_only expectation is not judged at CI scale: it has no CI record",
+            ));
+        }
         expects.push(Expect {
             index: i,
             what,
@@ -876,6 +893,7 @@ pub fn load(path: &Path, scale: Scale) -> Result<Option<Spec>, String> {
             kind_reason,
             record_ci,
             record_full,
+            full_only,
         });
     }
 
