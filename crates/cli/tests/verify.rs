@@ -732,10 +732,8 @@ fn identity_checks_are_reported_apart_and_not_counted() {
         "{r}"
     );
     // An experiment of identity checks alone is not a reproduction.
-    let only = format!(
-        "[verify]\nmodel = true\ntitle = \"t\"\n\n[[expect]]\nwhat = \"twice two\"\nvalue = \"2 * 2\"\nexpected = 4\nsource = \"arithmetic\"\nkind = \"identity\"\nkind_reason = \"restates a definition\"\n"
-    );
-    let g = d.write("only.toml", &only);
+    let only = "[verify]\nmodel = true\ntitle = \"t\"\n\n[[expect]]\nwhat = \"twice two\"\nvalue = \"2 * 2\"\nexpected = 4\nsource = \"arithmetic\"\nkind = \"identity\"\nkind_reason = \"restates a definition\"\n";
+    let g = d.write("only.toml", only);
     let out = verify(&[f.to_str().unwrap(), g.to_str().unwrap(), "-q"]);
     let o = text(&out.stdout);
     assert!(
