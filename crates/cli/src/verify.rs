@@ -198,6 +198,21 @@ pub fn verify(a: &VerifyArgs) -> Result<(), Failure> {
         .jobs
         .map(|j| j as usize)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // The commit the records will name: the one checked out when the run
+    // starts.
+    let record_commit = if a.update_records {
+        Some(match &a.record_commit {
+            Some(c) if !c.trim().is_empty() => c.trim().to_string(),
+            Some(_) => {
+                return Err(Failure::Input(
+                    "--record-commit: expected a commit name, found nothing".into(),
+                ))
+            }
+            None => head_commit()?,
+        })
+    } else {
+        None
+    };
     let out = dropless_verify::verify(&dropless_verify::Options {
         paths: a.paths.clone(),
         scale,
@@ -207,16 +222,7 @@ pub fn verify(a: &VerifyArgs) -> Result<(), Failure> {
     })
     .map_err(Failure::Input)?;
     print!("{}", report::terminal(&out));
-    if a.update_records {
-        let commit = match &a.record_commit {
-            Some(c) if !c.trim().is_empty() => c.trim().to_string(),
-            Some(_) => {
-                return Err(Failure::Input(
-                    "--record-commit: expected a commit name, found nothing".into(),
-                ))
-            }
-            None => head_commit()?,
-        };
+    if let Some(commit) = &record_commit {
         let mut changed = 0;
         for f in out.files.iter().filter(|f| !f.updates.is_empty()) {
             let lines =

@@ -339,21 +339,25 @@ pub fn rewrite(
             }
             _ => toml_edit::Value::from("1%"),
         };
-        let mut it = toml_edit::InlineTable::new();
-        it.insert("commit", toml_edit::Value::from(commit));
-        match u.values.as_slice() {
-            [(p, v)] if p.is_empty() => {
-                it.insert("value", edit_value(v));
-            }
-            vs => {
-                let mut at = toml_edit::InlineTable::new();
-                for (p, v) in vs {
-                    at.insert(p, edit_value(v));
+        let build = |commit: &str| {
+            let mut it = toml_edit::InlineTable::new();
+            it.insert("commit", toml_edit::Value::from(commit));
+            match u.values.as_slice() {
+                [(p, v)] if p.is_empty() => {
+                    it.insert("value", edit_value(v));
                 }
-                it.insert("at", toml_edit::Value::InlineTable(at));
+                vs => {
+                    let mut at = toml_edit::InlineTable::new();
+                    for (p, v) in vs {
+                        at.insert(p, edit_value(v));
+                    }
+                    it.insert("at", toml_edit::Value::InlineTable(at));
+                }
             }
-        }
-        it.insert("drift", drift);
+            it.insert("drift", drift.clone());
+            it
+        };
+        let it = build(commit);
         let new_text = it.to_string().trim().to_string();
         let table = arr
             .get_mut(u.expect)
@@ -362,7 +366,12 @@ pub fn rewrite(
             .get(k)
             .and_then(|x| x.as_value())
             .map(|v| v.to_string().trim().to_string());
-        if old_text.as_deref() == Some(new_text.as_str()) {
+        // The same values under the old commit: nothing changed, and the
+        // record keeps naming the commit it was first measured at.
+        let unchanged = old
+            .as_ref()
+            .is_some_and(|o| old_text.as_deref() == Some(build(&o.commit).to_string().trim()));
+        if unchanged || old_text.as_deref() == Some(new_text.as_str()) {
             continue;
         }
         match table.get_mut(k).and_then(|x| x.as_value_mut()) {
