@@ -226,7 +226,7 @@ pub fn verify(a: &VerifyArgs) -> Result<(), Failure> {
         let mut changed = 0;
         for f in out.files.iter().filter(|f| !f.updates.is_empty()) {
             let lines =
-                dropless_verify::records::rewrite(Path::new(&f.file), scale, &commit, &f.updates)
+                dropless_verify::records::rewrite(Path::new(&f.file), scale, commit, &f.updates)
                     .map_err(Failure::Run)?;
             changed += lines.len();
             for l in lines {
