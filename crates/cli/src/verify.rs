@@ -20,6 +20,13 @@ Prints one line per experiment and every unexpected check. Exit code: 0 when
 every expectation holds or is a declared known miss; 1 when one fails that
 was not declared (or a declared miss now holds); 2 on bad input.
 
+Every known miss records what it measured at each scale (record_ci,
+record_full); a measurement that leaves its record fails (MOVED), whether the
+miss got worse or came closer. --update-records rewrites those records from
+this run (only those keys, formatting and comments kept) and prints every
+change: use it for a change whose effect you understand, never to make a
+regression pass.
+
 --report FILE writes the Markdown report (written to a temporary name and
 renamed); --html also writes FILE with the extension .html, the same report as
 one page with its plots embedded. A REPORT.md beside the experiments (in the
@@ -56,6 +63,14 @@ pub struct VerifyArgs {
     /// List the functions expressions can use, and exit
     #[arg(long)]
     pub functions: bool,
+    /// Rewrite the known misses' records at this scale (record_ci or
+    /// record_full) from this run, printing every old -> new change. For a
+    /// change whose effect is understood; never to hide a regression
+    #[arg(long)]
+    pub update_records: bool,
+    /// The commit a rewritten record names [default: git rev-parse HEAD]
+    #[arg(long, value_name = "REV", requires = "update_records")]
+    pub record_commit: Option<String>,
 }
 
 /// `--scale`.
@@ -132,6 +147,27 @@ fn draw_plots(report: &Path, out: &dropless_verify::Outcome) -> Result<(), Failu
     Ok(())
 }
 
+/// The commit checked out (`git rev-parse --short=12 HEAD`), which a
+/// rewritten record names.
+fn head_commit() -> Result<String, Failure> {
+    let out = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .output()
+        .map_err(|e| {
+            Failure::Input(format!(
+                "--update-records: cannot run git to name the commit: {e}"
+            ))
+        })?;
+    let c = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    if !out.status.success() || c.is_empty() {
+        return Err(Failure::Input(
+            "--update-records: not in a git checkout: a record names the commit it was measured at"
+                .into(),
+        ));
+    }
+    Ok(c)
+}
+
 /// Runs `dropless verify`.
 pub fn verify(a: &VerifyArgs) -> Result<(), Failure> {
     if a.functions {
@@ -162,14 +198,46 @@ pub fn verify(a: &VerifyArgs) -> Result<(), Failure> {
         .jobs
         .map(|j| j as usize)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // The commit the records will name: the one checked out when the run
+    // starts.
+    let record_commit = if a.update_records {
+        Some(match &a.record_commit {
+            Some(c) if !c.trim().is_empty() => c.trim().to_string(),
+            Some(_) => {
+                return Err(Failure::Input(
+                    "--record-commit: expected a commit name, found nothing".into(),
+                ))
+            }
+            None => head_commit()?,
+        })
+    } else {
+        None
+    };
     let out = dropless_verify::verify(&dropless_verify::Options {
         paths: a.paths.clone(),
         scale,
         jobs,
         progress: !a.quiet,
+        update_records: a.update_records,
     })
     .map_err(Failure::Input)?;
     print!("{}", report::terminal(&out));
+    if let Some(commit) = &record_commit {
+        let mut changed = 0;
+        for f in out.files.iter().filter(|f| !f.updates.is_empty()) {
+            let lines =
+                dropless_verify::records::rewrite(Path::new(&f.file), scale, commit, &f.updates)
+                    .map_err(Failure::Run)?;
+            changed += lines.len();
+            for l in lines {
+                println!("record: {l}");
+            }
+        }
+        eprintln!(
+            "{changed} known-miss record(s) rewritten at {} scale",
+            scale.name()
+        );
+    }
     eprintln!("simulation wall time {:.1} s", out.wall_s);
     if let Some(r) = &a.report {
         let preamble_path = a

@@ -234,6 +234,22 @@ fn a_known_miss_passes_until_it_holds() {
         "expected = 10\nknown_miss = \"the queue is {q} packets, not 10\"",
     );
     d.write("mine.toml", &(scenario("20Mbps") + &miss));
+    // Without a record of what it measures, a known miss is an error.
+    let out = verify(&[d.path().join("mine.toml").to_str().unwrap(), "-q"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("known miss without record_full"),
+        "{}",
+        text(&out.stdout)
+    );
+    let out = verify(&[
+        d.path().join("mine.toml").to_str().unwrap(),
+        "-q",
+        "--update-records",
+        "--record-commit",
+        "abc123",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let rep = d.path().join("r.md");
     let out = verify(&[
         d.path().join("mine.toml").to_str().unwrap(),
@@ -488,5 +504,240 @@ tol_source = "a small ensemble"
     assert!(
         all.contains("unknown marking scheme \"zz\" (allowed: adpm-brc"),
         "{all}"
+    );
+}
+
+/// The known-miss file of `a_known_miss_passes_until_it_holds`, recorded.
+fn recorded_miss(d: &Scratch, alpha: u32) -> (PathBuf, String) {
+    let miss = EXPECT.replace(
+        "expected = \"param(0, 'alpha')\"",
+        "expected = 10\nknown_miss = \"the queue is {q} packets, not 10\"",
+    );
+    let original = scenario("20Mbps").replace("alpha = 50", &format!("alpha = {alpha}")) + &miss;
+    let f = d.write("miss.toml", &original);
+    let out = verify(&[
+        f.to_str().unwrap(),
+        "-q",
+        "--update-records",
+        "--record-commit",
+        "abc123",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let o = text(&out.stdout);
+    assert!(
+        o.contains("expect[0].record_full: (none) -> { commit = \"abc123\", value = "),
+        "the change is printed: {o}"
+    );
+    (f, original)
+}
+
+#[test]
+fn a_known_miss_that_moves_from_its_record_fails_either_way() {
+    let d = Scratch::new("moved");
+    let (f, original) = recorded_miss(&d, 50);
+    let recorded = std::fs::read_to_string(&f).unwrap();
+    let line = recorded
+        .lines()
+        .find(|l| l.starts_with("record_full"))
+        .expect("record written into the [[expect]]");
+    // Only the record key was added: the rest of the file is as written.
+    assert_eq!(recorded.replace(&format!("{line}\n"), ""), original);
+    let value: f64 = line
+        .split("value = ")
+        .nth(1)
+        .and_then(|s| s.split(',').next())
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or_else(|| panic!("a value in {line}"));
+    assert!(
+        (value - 50.0).abs() < 5.0,
+        "the queue settles at alpha: {line}"
+    );
+    let out = verify(&[f.to_str().unwrap(), "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+
+    // The same file with alpha tripled (the scenario changed, the record
+    // kept): the queue triples, further from the expected 10.
+    let tripled = std::fs::read_to_string(&f)
+        .unwrap()
+        .replace("alpha = 50", "alpha = 150");
+    std::fs::write(&f, tripled).unwrap();
+    let out = verify(&[f.to_str().unwrap(), "-q"]);
+    let o = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{o}");
+    let moved = o
+        .lines()
+        .find(|l| l.contains("expect[0] MOVED"))
+        .unwrap_or_else(|| panic!("no MOVED line in {o}"));
+    assert!(
+        moved.contains(&f.display().to_string()) && moved.contains("expect[0]"),
+        "{moved}"
+    );
+    assert!(moved.contains("got worse"), "{moved}");
+
+    // The record shifted by 3x instead (the scenario as recorded): the
+    // measurement is now closer to the paper than the record says.
+    let shifted = std::fs::read_to_string(&f)
+        .unwrap()
+        .replace("alpha = 150", "alpha = 50")
+        .replace(
+            &format!(
+                "value = {}",
+                line.split("value = ")
+                    .nth(1)
+                    .unwrap()
+                    .split(',')
+                    .next()
+                    .unwrap()
+                    .trim()
+            ),
+            &format!("value = {}", value * 3.0),
+        );
+    std::fs::write(&f, shifted).unwrap();
+    let out = verify(&[f.to_str().unwrap(), "-q"]);
+    let o = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{o}");
+    assert!(o.contains("MOVED") && o.contains("came closer"), "{o}");
+}
+
+#[test]
+fn checks_of_nothing_are_errors() {
+    // A when that matches no run.
+    let d = Scratch::new("vacuous");
+    let when = EXPECT.replace(
+        "what = \"queue\"",
+        "what = \"queue\"\nwhen = \"duration > 1000\"",
+    );
+    let f = d.write("when.toml", &(scenario("20Mbps") + &when));
+    let out = verify(&[f.to_str().unwrap(), "-q"]);
+    let o = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{o}");
+    let line = o
+        .lines()
+        .find(|l| l.contains("expect[0] ERROR"))
+        .unwrap_or_else(|| panic!("{o}"));
+    assert!(
+        line.contains("when.toml")
+            && line.contains("expect[0]")
+            && line.contains("when matches no run"),
+        "{line}"
+    );
+    // A text that does not render.
+    let tpl = EXPECT.replace(
+        "setup = \"one FAST flow at {capacity(0) / 1e6} Mb/s\"",
+        "setup = \"one FAST flow at {capacity(7) / 1e6} Mb/s\"",
+    );
+    let f = d.write("tpl.toml", &(scenario("20Mbps") + &tpl));
+    let rep = d.path().join("r.md");
+    let out = verify(&[f.to_str().unwrap(), "-q", "--report", rep.to_str().unwrap()]);
+    let o = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{o}");
+    assert!(
+        o.lines()
+            .any(|l| l.contains("tpl.toml") && l.contains("verify.setup") && l.contains("ERROR")),
+        "{o}"
+    );
+    let r = std::fs::read_to_string(&rep).unwrap();
+    assert!(!r.contains("{error"), "no error rendered as text: {r}");
+    // A condition over an empty set.
+    let empty = EXPECT.replace(
+        "value = \"x / capacity(0)\"\nmin = 0.8",
+        "value = \"all([q > 0 for k in range(0, 0)])\"",
+    );
+    let f = d.write("empty.toml", &(scenario("20Mbps") + &empty));
+    let out = verify(&[f.to_str().unwrap(), "-q"]);
+    let o = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{o}");
+    assert!(
+        o.contains("expect[1] ERROR") && o.contains("empty set"),
+        "{o}"
+    );
+}
+
+#[test]
+fn bad_kinds_and_records_are_refused_naming_file_and_key() {
+    let miss = "expected = 10\nknown_miss = \"not 10\"";
+    let cases = [
+        (
+            "expected = 10\nkind = \"proof\"",
+            "expect[0].kind",
+            "\"identity\"",
+        ),
+        (
+            "expected = 10\nkind = \"identity\"",
+            "expect[0].kind_reason",
+            "missing",
+        ),
+        (
+            &*format!("{miss}\nrecord_full = {{ commit = \"a\", value = \"x\" }}"),
+            "expect[0].record_full",
+            "drift",
+        ),
+        (
+            &*format!("{miss}\nrecord_full = 3"),
+            "expect[0].record_full",
+            "expected {",
+        ),
+        (
+            &*format!("{miss}\nrecord_ci = {{ commit = \"a\", min = 5, max = 2 }}"),
+            "expect[0].record_ci",
+            "min 5 is above max 2",
+        ),
+        (
+            "expected = 10\nrecord_full = { commit = \"a\", value = 50, drift = \"1%\" }",
+            "expect[0].record_full",
+            "without known_miss",
+        ),
+        (
+            &*format!("{miss}\nrecord_ci = {{ unrecorded = \"slow\" }}"),
+            "expect[0].record_ci",
+            "CI scale",
+        ),
+    ];
+    for (to, key, needle) in cases {
+        let d = Scratch::new("badrec");
+        d.write(
+            "b-bad.toml",
+            &(scenario("20Mbps") + &EXPECT.replacen("expected = \"param(0, 'alpha')\"", to, 1)),
+        );
+        let out = verify(&[d.path().to_str().unwrap(), "-q"]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{key}: {err}");
+        assert!(
+            err.contains("b-bad.toml") && err.contains(key) && err.contains(needle),
+            "{key} {needle}: {err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    }
+}
+
+#[test]
+fn identity_checks_are_reported_apart_and_not_counted() {
+    let d = Scratch::new("identity");
+    let ident = EXPECT.replace(
+        "source = \"a FAST flow alone fills the link\"",
+        "source = \"a FAST flow alone fills the link\"\n\n[[expect]]\nwhat = \"twice two\"\nvalue = \"2 * 2\"\nexpected = 4\nsource = \"arithmetic\"\nkind = \"identity\"\nkind_reason = \"restates a definition\"",
+    );
+    let f = d.write("ident.toml", &(scenario("20Mbps") + &ident));
+    let rep = d.path().join("r.md");
+    let out = verify(&[f.to_str().unwrap(), "-q", "--report", rep.to_str().unwrap()]);
+    let o = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{o}");
+    assert!(
+        o.contains("1 of 1 experiments reproduce (1 identity check not counted)"),
+        "{o}"
+    );
+    let r = std::fs::read_to_string(&rep).unwrap();
+    assert!(
+        r.contains("## Identity checks") && r.contains("restates a definition"),
+        "{r}"
+    );
+    // An experiment of identity checks alone is not a reproduction.
+    let only = "[verify]\nmodel = true\ntitle = \"t\"\n\n[[expect]]\nwhat = \"twice two\"\nvalue = \"2 * 2\"\nexpected = 4\nsource = \"arithmetic\"\nkind = \"identity\"\nkind_reason = \"restates a definition\"\n";
+    let g = d.write("only.toml", only);
+    let out = verify(&[f.to_str().unwrap(), g.to_str().unwrap(), "-q"]);
+    let o = text(&out.stdout);
+    assert!(
+        o.contains("1 of 1 experiments reproduce (2 identity checks not counted; 1 experiment of identity checks only)"),
+        "{o}"
     );
 }

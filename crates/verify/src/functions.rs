@@ -185,6 +185,13 @@ pub fn call(name: &str, args: &[Value]) -> Option<R> {
             Ok(Value::List(out))
         }),
         "all" | "any" | "count" | "prefix_len" => list_arg(args).and_then(|v| {
+            if name == "all" && v.is_empty() {
+                // all([]) is true of nothing: a check over an empty set.
+                return Err(
+                    "all() of an empty list holds of nothing: the check is over an empty set"
+                        .into(),
+                );
+            }
             let b: Vec<bool> = v.iter().map(Value::truth).collect::<Result<_, _>>()?;
             Ok(match name {
                 "all" => Value::Bool(b.iter().all(|x| *x)),

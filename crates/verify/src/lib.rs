@@ -13,6 +13,7 @@
 pub mod expr;
 pub mod functions;
 pub mod measure;
+pub mod records;
 pub mod report;
 pub mod run;
 pub mod spec;

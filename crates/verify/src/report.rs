@@ -15,27 +15,40 @@ fn anchor(i: usize) -> String {
     format!("exp-{}", i + 1)
 }
 
-fn counts(o: &Outcome) -> (usize, usize, usize) {
-    let pass = o
-        .files
+/// (reproduce, known misses, unexpected) among the experiments that
+/// compare a measurement with the paper, and the number of those.
+fn counts(o: &Outcome) -> (usize, usize, usize, usize) {
+    let measuring: Vec<_> = o.files.iter().filter(|f| f.measures_something()).collect();
+    let pass = measuring
         .iter()
         .filter(|f| f.verdict() == Verdict::Pass)
         .count();
-    let known = o
-        .files
+    let known = measuring
         .iter()
         .filter(|f| f.verdict() == Verdict::KnownMiss)
         .count();
-    let bad = o.files.len() - pass - known;
-    (pass, known, bad)
+    let bad = measuring.len() - pass - known;
+    (pass, known, bad, measuring.len())
 }
 
-/// One line: how many experiments reproduce.
+/// One line: how many experiments reproduce. Only experiments with at
+/// least one check comparing a measurement with the paper count;
+/// experiments of identity checks alone are counted apart.
 pub fn headline(o: &Outcome) -> String {
-    let (pass, known, bad) = counts(o);
+    let (pass, known, bad, n) = counts(o);
+    let only_identity: Vec<_> = o.files.iter().filter(|f| !f.measures_something()).collect();
+    let identity_bad = only_identity
+        .iter()
+        .filter(|f| f.verdict().unexpected())
+        .count();
+    let identities = o
+        .files
+        .iter()
+        .flat_map(|f| &f.checks)
+        .filter(|c| c.identity.is_some())
+        .count();
     format!(
-        "{pass} of {} experiments reproduce{}{}",
-        o.files.len(),
+        "{pass} of {n} experiments reproduce{}{}{}",
         match known {
             0 => String::new(),
             1 => "; 1 known miss, explained".to_string(),
@@ -43,6 +56,24 @@ pub fn headline(o: &Outcome) -> String {
         },
         if bad > 0 {
             format!("; {bad} UNEXPECTED")
+        } else {
+            String::new()
+        },
+        if identities > 0 || !only_identity.is_empty() {
+            format!(
+                " ({identities} identity check{} not counted{}{})",
+                if identities == 1 { "" } else { "s" },
+                match only_identity.len() {
+                    0 => String::new(),
+                    1 => "; 1 experiment of identity checks only".to_string(),
+                    k => format!("; {k} experiments of identity checks only"),
+                },
+                if identity_bad > 0 {
+                    format!(", {identity_bad} UNEXPECTED")
+                } else {
+                    String::new()
+                }
+            )
         } else {
             String::new()
         }
@@ -129,6 +160,29 @@ pub fn markdown(o: &Outcome, command: &str, title: &str, preamble: Option<&str>)
             cell(&f.reason())
         );
     }
+    let identities: Vec<(usize, &crate::run::FileResult, &Check)> = o
+        .files
+        .iter()
+        .enumerate()
+        .flat_map(|(i, f)| f.checks.iter().map(move |c| (i, f, c)))
+        .filter(|(_, _, c)| c.identity.is_some())
+        .collect();
+    if !identities.is_empty() {
+        s += "\n## Identity checks\n\nChecks that restate a definition or compare printed constants (`kind = \"identity\"`): they run and can fail, but they are not reproductions, and the headline does not count an experiment that has only these.\n\n| # | check | expected | measured | verdict | why it is an identity |\n|---|---|---|---|---|---|\n";
+        for (i, _, c) in identities {
+            s += &format!(
+                "| [{}](#{}) | {}{} | {} | {} | {} | {} |\n",
+                i + 1,
+                anchor(i),
+                cell(&c.what),
+                at_point(&c.point),
+                cell(&c.expected),
+                cell(&c.measured),
+                c.verdict.word(),
+                cell(c.identity.as_deref().unwrap_or(""))
+            );
+        }
+    }
     s += "\n## Details\n";
     for (i, f) in o.files.iter().enumerate() {
         s += &format!(
@@ -153,14 +207,31 @@ pub fn markdown(o: &Outcome, command: &str, title: &str, preamble: Option<&str>)
                 Some(t) => format!("{}; tolerance: {t}", c.source),
                 None => c.source.clone(),
             };
+            let measured = match &c.recorded {
+                Some(r) => format!("{} (known miss recorded: {r})", c.measured),
+                None => c.measured.clone(),
+            };
             s += &format!(
-                "| {}{} | {} | {} | {} | {} |\n",
+                "| {}{}{} | {} | {} | {} | {} |\n",
+                if c.identity.is_some() {
+                    "(identity) "
+                } else {
+                    ""
+                },
                 cell(&c.what),
                 at_point(&c.point),
                 cell(&c.expected),
                 cell(&src),
-                cell(&c.measured),
+                cell(&measured),
                 c.verdict.word()
+            );
+        }
+        for (what, why) in &f.skipped {
+            s += &format!(
+                "\nNot judged at {} scale: {} ({})\n",
+                o.scale.name(),
+                what,
+                why
             );
         }
         let reason = f.reason();
@@ -265,13 +336,16 @@ pub fn terminal(o: &Outcome) -> String {
         for c in &f.checks {
             if c.verdict.unexpected() {
                 let extra = match (&c.verdict, &c.reason) {
-                    (Verdict::Error, Some(r)) => format!(": {r}"),
+                    (Verdict::Error | Verdict::Moved, Some(r)) => format!(": {r}"),
+                    (Verdict::UnexpectedPass, _) => {
+                        ": now passes: remove the known_miss label and its records".to_string()
+                    }
                     _ => String::new(),
                 };
                 s += &format!(
-                    "{}: expect[{}] {}: {}{extra}\n",
+                    "{}: {} {}: {}{extra}\n",
                     f.file,
-                    c.expect,
+                    c.field,
                     c.verdict.word(),
                     describe(c)
                 );

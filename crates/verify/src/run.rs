@@ -19,7 +19,7 @@ use dropless_sim::{derive_seed, SimResult};
 use crate::expr::{eval, fmt_num, Env, Expr, Value};
 use crate::functions;
 use crate::measure::Run;
-use crate::spec::{self, interpolation_pieces, Expect, Judge, Measure, Piece, Scale, Spec};
+use crate::spec::{self, interpolation_pieces, Expect, Judge, Kind, Measure, Piece, Scale, Spec};
 
 /// How one expectation came out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,7 +32,10 @@ pub enum Verdict {
     KnownMiss,
     /// Holds although the file declares it does not.
     UnexpectedPass,
-    /// Could not be evaluated.
+    /// Does not hold, as declared, but the measurement left the known
+    /// miss's recorded value (`record_ci`/`record_full`).
+    Moved,
+    /// Could not be evaluated, or checks nothing.
     Error,
 }
 
@@ -41,7 +44,7 @@ impl Verdict {
     pub fn unexpected(self) -> bool {
         matches!(
             self,
-            Verdict::Fail | Verdict::UnexpectedPass | Verdict::Error
+            Verdict::Fail | Verdict::UnexpectedPass | Verdict::Moved | Verdict::Error
         )
     }
     /// Word for tables.
@@ -51,6 +54,7 @@ impl Verdict {
             Verdict::Fail => "FAIL",
             Verdict::KnownMiss => "known miss",
             Verdict::UnexpectedPass => "UNEXPECTED PASS",
+            Verdict::Moved => "MOVED",
             Verdict::Error => "ERROR",
         }
     }
@@ -61,6 +65,9 @@ impl Verdict {
 pub struct Check {
     /// Index of the `[[expect]]`.
     pub expect: usize,
+    /// What the check is, for messages: `expect[3]`, or the field of a
+    /// file-level error (`verify.setup`).
+    pub field: String,
     /// Label, interpolated.
     pub what: String,
     /// The grid point (`N=3, case=a`), empty without a grid.
@@ -79,6 +86,35 @@ pub struct Check {
     pub verdict: Verdict,
     /// The declared reason (interpolated) for a known miss, or the error.
     pub reason: Option<String>,
+    /// Why the check restates a definition (`kind = "identity"`), or
+    /// None for a measurement.
+    pub identity: Option<String>,
+    /// A known miss's record at this scale and point, in words.
+    pub recorded: Option<String>,
+    /// The measured value, if it could be evaluated.
+    pub measured_value: Option<Value>,
+}
+
+impl Check {
+    /// A check that could not be made: an error at `field`.
+    fn error(field: String, expect: usize, what: &str, point: &str, err: String) -> Check {
+        Check {
+            expect,
+            field,
+            what: what.to_string(),
+            point: point.to_string(),
+            expected: String::new(),
+            source: String::new(),
+            tol_source: None,
+            measured: "error".into(),
+            value: None,
+            verdict: Verdict::Error,
+            reason: Some(err),
+            identity: None,
+            recorded: None,
+            measured_value: None,
+        }
+    }
 }
 
 /// An expectation over the ensemble at one grid point.
@@ -157,9 +193,22 @@ pub struct FileResult {
     pub runs: usize,
     /// Simulation wall time, seconds (all runs of the file).
     pub wall_s: f64,
+    /// New records of its known misses (`--update-records`).
+    pub updates: Vec<crate::records::Update>,
+    /// Expectations not judged at this scale (`full_only`): label and
+    /// reason.
+    pub skipped: Vec<(String, String)>,
 }
 
 impl FileResult {
+    /// Whether a check compares a measurement with the paper (not only
+    /// identity checks).
+    pub fn measures_something(&self) -> bool {
+        self.checks
+            .iter()
+            .any(|c| c.identity.is_none() && c.field.starts_with("expect["))
+    }
+
     /// The experiment's verdict: the worst of its checks.
     pub fn verdict(&self) -> Verdict {
         let has = |v: Verdict| self.checks.iter().any(|c| c.verdict == v);
@@ -169,6 +218,8 @@ impl FileResult {
             Verdict::Fail
         } else if has(Verdict::UnexpectedPass) {
             Verdict::UnexpectedPass
+        } else if has(Verdict::Moved) {
+            Verdict::Moved
         } else if has(Verdict::KnownMiss) {
             Verdict::KnownMiss
         } else {
@@ -186,10 +237,11 @@ impl FileResult {
                 Verdict::KnownMiss => c.reason.clone().unwrap_or_default(),
                 Verdict::Fail => format!("unexpected failure: {}", describe(c)),
                 Verdict::UnexpectedPass => format!(
-                    "declared a known miss but holds now: {} (the declared reason was: {})",
+                    "declared a known miss but holds now: {} (the declared reason was: {}); remove the known_miss label and its records",
                     describe(c),
                     c.reason.clone().unwrap_or_default()
                 ),
+                Verdict::Moved => c.reason.clone().unwrap_or_default(),
                 Verdict::Error => format!("{}: {}", c.what, c.reason.clone().unwrap_or_default()),
             };
             if !line.is_empty() && !out.contains(&line) {
@@ -279,6 +331,10 @@ pub struct Options {
     pub jobs: usize,
     /// Progress lines on stderr.
     pub progress: bool,
+    /// `--update-records`: the known misses' records are being rewritten
+    /// from this run (not judged against the old ones; see
+    /// [`FileResult::updates`]).
+    pub update_records: bool,
 }
 
 /// The outcome of `dropless verify`.
@@ -469,6 +525,7 @@ pub fn verify(opts: &Options) -> Result<Outcome, String> {
         results[fi] = Some(judge_file(
             s,
             opts.scale,
+            opts.update_records,
             &file_points[fi],
             &runs,
             &keys,
@@ -905,36 +962,85 @@ impl Env for Fallback<'_> {
     }
 }
 
-/// Fills the `{expression}`s of a text.
-pub fn interpolate(text: &str, env: &dyn Env) -> String {
-    match interpolation_pieces(text) {
-        Ok(pieces) => pieces
-            .into_iter()
-            .map(|p| match p {
-                Piece::Text(t) => t,
-                Piece::Expr(src) => match crate::expr::parse(src).and_then(|e| eval(&e, env)) {
-                    Ok(v) => v.to_string(),
-                    Err(e) => format!("{{error: {e}}}"),
-                },
-            })
-            .collect(),
-        Err(e) => format!("{{error: {e}}}"),
+/// Fills the `{expression}`s of a text; `Err` names the expression that
+/// could not be evaluated (a text is never rendered with an error in it).
+pub fn interpolate(text: &str, env: &dyn Env) -> Result<String, String> {
+    let mut out = String::new();
+    for p in interpolation_pieces(text)? {
+        match p {
+            Piece::Text(t) => out += &t,
+            Piece::Expr(src) => match crate::expr::parse(src).and_then(|e| eval(&e, env)) {
+                Ok(v) => out += &v.to_string(),
+                Err(e) => return Err(format!("{{{src}}}: {e}")),
+            },
+        }
+    }
+    Ok(out)
+}
+
+/// What a measured value is compared with, to tell whether a known miss
+/// moved towards the paper or away from it.
+#[derive(Clone, Copy, Debug)]
+enum Target {
+    /// An expected value.
+    Point(f64),
+    /// Bounds.
+    Bounds(Option<f64>, Option<f64>),
+    /// A condition (no distance).
+    Holds,
+}
+
+impl Target {
+    /// How far `m` is from meeting the expectation.
+    fn distance(self, m: f64) -> Option<f64> {
+        match self {
+            Target::Point(e) => Some((m - e).abs()),
+            Target::Bounds(lo, hi) => Some(
+                lo.map_or(0.0, |l| (l - m).max(0.0))
+                    .max(hi.map_or(0.0, |h| (m - h).max(0.0))),
+            ),
+            Target::Holds => None,
+        }
     }
 }
 
 /// Judges one expectation in one context: (pass, expected text, measured
 /// text, measured number), or an error.
-fn judge(e: &Expect, env: &dyn Env) -> Result<(bool, String, String, Option<f64>), String> {
+type Judged = (bool, String, String, Option<f64>, Value, Target);
+
+fn judge(e: &Expect, env: &dyn Env) -> Result<Judged, String> {
     let v = eval(&e.value, env)?;
+    let kept = v.clone();
+    let (pass, exp, meas, num, target) = judge_value(e, env, v)?;
+    Ok((pass, exp, meas, num, kept, target))
+}
+
+fn judge_value(
+    e: &Expect,
+    env: &dyn Env,
+    v: Value,
+) -> Result<(bool, String, String, Option<f64>, Target), String> {
     let number = |x: &Expr| -> Result<f64, String> { eval(x, env)?.num() };
     Ok(match &e.judge {
         Judge::Holds => {
             let b = v.truth()?;
-            (b, "yes".into(), if b { "yes" } else { "no" }.into(), None)
+            (
+                b,
+                "yes".into(),
+                if b { "yes" } else { "no" }.into(),
+                None,
+                Target::Holds,
+            )
         }
         Judge::Abs(x, tol) if matches!(v, Value::Str(_) | Value::Bool(_)) && *tol == 0.0 => {
             let want = eval(x, env)?;
-            (v == want, want.to_string(), v.to_string(), None)
+            (
+                v == want,
+                want.to_string(),
+                v.to_string(),
+                None,
+                Target::Holds,
+            )
         }
         Judge::Rel(x, tol) => {
             let (m, want) = (v.num()?, number(x)?);
@@ -949,6 +1055,7 @@ fn judge(e: &Expect, env: &dyn Env) -> Result<(bool, String, String, Option<f64>
                 format!("{} ±{}%", fmt_num(want), fmt_num(tol * 100.0)),
                 format!("{}{dev}", fmt_num(m)),
                 Some(m),
+                Target::Point(want),
             )
         }
         Judge::Abs(x, tol) => {
@@ -959,7 +1066,7 @@ fn judge(e: &Expect, env: &dyn Env) -> Result<(bool, String, String, Option<f64>
             } else {
                 format!("{} ±{}", fmt_num(want), fmt_num(*tol))
             };
-            (pass, exp, fmt_num(m), Some(m))
+            (pass, exp, fmt_num(m), Some(m), Target::Point(want))
         }
         Judge::Bounds(lo, hi) => {
             let m = v.num()?;
@@ -972,43 +1079,136 @@ fn judge(e: &Expect, env: &dyn Env) -> Result<(bool, String, String, Option<f64>
                 (None, Some(h)) => format!("<= {}", fmt_num(h)),
                 (None, None) => unreachable!("a bound is given"),
             };
-            (pass, exp, fmt_num(m), Some(m))
+            (pass, exp, fmt_num(m), Some(m), Target::Bounds(lo, hi))
         }
     })
 }
 
-fn check_in(e: &Expect, env: &dyn Env, point: String) -> Check {
-    let what = interpolate(&e.what, env);
-    let (verdict, expected, measured, value, reason) = match judge(e, env) {
-        Ok((pass, exp, meas, v)) => {
-            let reason = e.known_miss.as_ref().map(|k| interpolate(k, env));
+fn check_in(e: &Expect, env: &dyn Env, point: String, scale: Scale, use_records: bool) -> Check {
+    let field = format!("expect[{}]", e.index);
+    let what = match interpolate(&e.what, env) {
+        Ok(w) => w,
+        Err(err) => return Check::error(field, e.index, &e.what, &point, format!("what: {err}")),
+    };
+    let identity = e.kind_reason.clone().filter(|_| e.kind == Kind::Identity);
+    let mut c = match judge(e, env) {
+        Ok((pass, exp, meas, v, value, target)) => {
+            let reason = match e
+                .known_miss
+                .as_ref()
+                .map(|k| interpolate(k, env))
+                .transpose()
+            {
+                Ok(r) => r,
+                Err(err) => {
+                    return Check::error(
+                        field,
+                        e.index,
+                        &what,
+                        &point,
+                        format!("known_miss: {err}"),
+                    )
+                }
+            };
             let verdict = match (pass, e.known_miss.is_some()) {
                 (true, false) => Verdict::Pass,
                 (true, true) => Verdict::UnexpectedPass,
                 (false, true) => Verdict::KnownMiss,
                 (false, false) => Verdict::Fail,
             };
-            (verdict, exp, meas, v, reason)
+            let mut c = Check {
+                expect: e.index,
+                field,
+                what,
+                point,
+                expected: exp,
+                source: e.source.clone(),
+                tol_source: e.tol_source.clone(),
+                measured: meas,
+                value: v,
+                verdict,
+                reason,
+                identity,
+                recorded: None,
+                measured_value: Some(value.clone()),
+            };
+            if e.known_miss.is_some() && use_records {
+                against_record(e, scale, &mut c, &value, target);
+            }
+            c
         }
-        Err(err) => (
-            Verdict::Error,
-            String::new(),
-            "error".into(),
-            None,
-            Some(err),
-        ),
+        Err(err) => {
+            let mut c = Check::error(field, e.index, &what, &point, err);
+            c.source = e.source.clone();
+            c.tol_source = e.tol_source.clone();
+            c.identity = identity;
+            c
+        }
     };
-    Check {
-        expect: e.index,
-        what,
-        point,
-        expected,
-        source: e.source.clone(),
-        tol_source: e.tol_source.clone(),
-        measured,
-        value,
-        verdict,
-        reason,
+    if c.verdict == Verdict::UnexpectedPass {
+        if let Some(r) = e.record(scale) {
+            c.recorded = Some(r.describe(&c.point, scale));
+        }
+    }
+    c
+}
+
+/// Judges a known miss's measurement against its record at `scale`.
+fn against_record(e: &Expect, scale: Scale, c: &mut Check, value: &Value, target: Target) {
+    let key = crate::records::key(scale);
+    let Some(rec) = e.record(scale) else {
+        if c.verdict == Verdict::KnownMiss {
+            c.verdict = Verdict::Error;
+            c.reason = Some(format!(
+                "known miss without {key}: record what it measures at {} scale (dropless verify ... --scale {} --update-records; docs/verify.md)",
+                scale.name(),
+                scale.name()
+            ));
+        }
+        return;
+    };
+    c.recorded = Some(rec.describe(&c.point, scale));
+    if c.verdict != Verdict::KnownMiss {
+        return;
+    }
+    match rec.holds(&c.point, value) {
+        Ok(true) => {}
+        Ok(false) => {
+            let was = rec.number_at(&c.point).or(match &rec.recorded {
+                crate::records::Recorded::Range { min, max } => c.value.map(|m| {
+                    if (m - min).abs() < (m - max).abs() {
+                        *min
+                    } else {
+                        *max
+                    }
+                }),
+                _ => None,
+            });
+            let direction = match (
+                c.value.and_then(|m| target.distance(m)),
+                was.and_then(|w| target.distance(w)),
+            ) {
+                (Some(now), Some(then)) if now > then => {
+                    "the miss got worse (further from the paper's expectation than recorded)"
+                }
+                (Some(_), Some(_)) => {
+                    "the miss came closer to the paper's expectation but still misses"
+                }
+                _ => "the measurement changed",
+            };
+            c.verdict = Verdict::Moved;
+            c.reason = Some(format!(
+                "known miss left its record: {}{}: measured {}, recorded {} ({key}); {direction}. Find out why; re-record (--update-records) only for a change whose effect is understood",
+                c.what,
+                crate::report::at_point(&c.point),
+                c.measured,
+                rec.describe(&c.point, scale),
+            ));
+        }
+        Err(err) => {
+            c.verdict = Verdict::Error;
+            c.reason = Some(format!("{key}: {err}"));
+        }
     }
 }
 
@@ -1023,6 +1223,7 @@ fn when_holds(e: &Expect, env: &dyn Env) -> Result<bool, String> {
 fn judge_file(
     s: &Spec,
     scale: Scale,
+    update_records: bool,
     pts: &[Point],
     runs: &[&Done],
     keys: &[(usize, usize)],
@@ -1059,7 +1260,30 @@ fn judge_file(
 
     let mut checks = Vec::new();
     let mut ensemble = Vec::new();
+    let mut updates = Vec::new();
+    // Texts of the file that cannot be rendered are errors, never text.
+    let mut file_errors: Vec<Check> = Vec::new();
+    let mut text_of = |t: &str, field: &str, env: &dyn Env| -> String {
+        match interpolate(t, env) {
+            Ok(x) => x,
+            Err(err) => {
+                file_errors.push(Check::error(
+                    field.to_string(),
+                    usize::MAX,
+                    field,
+                    "",
+                    format!("the text does not render: {err}"),
+                ));
+                t.to_string()
+            }
+        }
+    };
+    let mut skipped = Vec::new();
     for e in &s.expects {
+        if let (Scale::Ci, Some(why)) = (scale, &e.full_only) {
+            skipped.push((e.what.clone(), why.clone()));
+            continue;
+        }
         // (point label, env) per member.
         let contexts: Vec<Vec<(String, &dyn Env)>> = (0..members)
             .map(|m| {
@@ -1076,21 +1300,44 @@ fn judge_file(
         let mut main_checks = Vec::new();
         for (label, env) in &contexts[0] {
             match when_holds(e, *env) {
-                Ok(true) => main_checks.push(check_in(e, *env, label.clone())),
+                Ok(true) => {
+                    main_checks.push(check_in(e, *env, label.clone(), scale, !update_records))
+                }
                 Ok(false) => {}
-                Err(err) => main_checks.push(Check {
-                    expect: e.index,
-                    what: e.what.clone(),
-                    point: label.clone(),
-                    expected: String::new(),
-                    source: e.source.clone(),
-                    tol_source: e.tol_source.clone(),
-                    measured: "error".into(),
-                    value: None,
-                    verdict: Verdict::Error,
-                    reason: Some(err),
-                }),
+                Err(err) => main_checks.push(Check::error(
+                    format!("expect[{}]", e.index),
+                    e.index,
+                    &e.what,
+                    label,
+                    err,
+                )),
             }
+        }
+        if main_checks.is_empty() {
+            main_checks.push(Check::error(
+                format!("expect[{}]", e.index),
+                e.index,
+                &e.what,
+                "",
+                format!(
+                    "when matches no run at {} scale: the expectation checks nothing",
+                    scale.name()
+                ),
+            ));
+        }
+        if e.known_miss.is_some()
+            && update_records
+            && main_checks
+                .iter()
+                .all(|c| c.verdict == Verdict::KnownMiss && c.measured_value.is_some())
+        {
+            updates.push(crate::records::Update {
+                expect: e.index,
+                values: main_checks
+                    .iter()
+                    .map(|c| (c.point.clone(), c.measured_value.clone().expect("checked")))
+                    .collect(),
+            });
         }
         if s.seeds > 0 {
             for c in &main_checks {
@@ -1099,7 +1346,7 @@ fn judge_file(
                 let mut values = Vec::new();
                 for ctx in contexts.iter().skip(1) {
                     if let Some((_, env)) = ctx.iter().find(|(l, _)| *l == c.point) {
-                        if let Ok((pass, _, _, v)) = judge(e, *env) {
+                        if let Ok((pass, _, _, v, _, _)) = judge(e, *env) {
                             total += 1;
                             held += pass as usize;
                             values.extend(v);
@@ -1122,7 +1369,8 @@ fn judge_file(
     }
 
     let mut tables = Vec::new();
-    for t in &s.tables {
+    let mut cell_errors = Vec::new();
+    for (ti, t) in s.tables.iter().enumerate() {
         let env: &dyn Env = if t.over_grid {
             &grid_envs[0]
         } else {
@@ -1139,24 +1387,43 @@ fn judge_file(
                     };
                     t.columns
                         .iter()
-                        .map(|(_, x)| match eval(x, &b) {
+                        .enumerate()
+                        .map(|(j, (_, x))| match eval(x, &b) {
                             Ok(v) => v.to_string(),
-                            Err(e) => format!("error: {e}"),
+                            Err(e) => {
+                                cell_errors.push(Check::error(
+                                    format!("table[{ti}].columns[{j}]"),
+                                    usize::MAX,
+                                    &format!("table[{ti}].columns[{j}]"),
+                                    "",
+                                    format!("a cell does not evaluate: {e}"),
+                                ));
+                                format!("error: {e}")
+                            }
                         })
                         .collect()
                 })
                 .collect(),
-            Err(e) => vec![vec![format!("error: {e}")]],
+            Err(e) => {
+                cell_errors.push(Check::error(
+                    format!("table[{ti}].rows"),
+                    usize::MAX,
+                    &format!("table[{ti}].rows"),
+                    "",
+                    format!("the rows do not evaluate: {e}"),
+                ));
+                vec![vec![format!("error: {e}")]]
+            }
         };
         tables.push(TableOut {
-            title: interpolate(&t.title, env),
+            title: text_of(&t.title, &format!("table[{ti}].title"), env),
             header,
             rows,
         });
     }
 
     let mut plots = Vec::new();
-    for pl in &s.plots {
+    for (pi, pl) in s.plots.iter().enumerate() {
         let env: &dyn Env = if pl.over_grid {
             &grid_envs[0]
         } else {
@@ -1175,12 +1442,12 @@ fn judge_file(
                     .collect::<Result<Vec<_>, String>>()
             });
             match pts {
-                Ok(p) => lines.push((interpolate(label, env), p)),
+                Ok(p) => lines.push((text_of(label, &format!("plot[{pi}].lines"), env), p)),
                 Err(e) => error = Some(format!("{label}: {e}")),
             }
         }
         plots.push(PlotOut {
-            title: interpolate(&pl.title, env),
+            title: text_of(&pl.title, &format!("plot[{pi}].title"), env),
             file: pl.file.clone(),
             x_label: pl.x_label.clone(),
             y_label: pl.y_label.clone(),
@@ -1194,16 +1461,34 @@ fn judge_file(
     } else {
         grid_envs[0].record()
     };
+    let title = text_of(&s.title, "verify.title", text_env);
+    let setup = s
+        .setup
+        .as_ref()
+        .map(|t| text_of(t, "verify.setup", text_env))
+        .unwrap_or_default();
+    let claim = s
+        .claim
+        .as_ref()
+        .map(|t| text_of(t, "verify.claim", text_env));
+    let note = s.note.as_ref().map(|t| text_of(t, "verify.note", text_env));
+    if checks.is_empty() {
+        file_errors.push(Check::error(
+            "expect".into(),
+            usize::MAX,
+            "expect",
+            "",
+            format!("no expectation is judged at {} scale", scale.name()),
+        ));
+    }
+    checks.extend(file_errors);
+    checks.extend(cell_errors);
     let fr = FileResult {
         file: s.file.clone(),
-        title: interpolate(&s.title, text_env),
-        setup: s
-            .setup
-            .as_ref()
-            .map(|t| interpolate(t, text_env))
-            .unwrap_or_default(),
-        claim: s.claim.as_ref().map(|t| interpolate(t, text_env)),
-        note: s.note.as_ref().map(|t| interpolate(t, text_env)),
+        title,
+        setup,
+        claim,
+        note,
         checks,
         ensemble,
         seeds: s.seeds,
@@ -1211,6 +1496,8 @@ fn judge_file(
         plots,
         runs: runs.len(),
         wall_s: runs.iter().map(|d| d.wall_s).sum(),
+        updates,
+        skipped,
     };
     (fr, record)
 }

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use toml::{Table, Value as T};
 
 use crate::expr::{parse, Expr, Value};
+use crate::records::{self, Record};
 use crate::{functions, measure};
 
 /// Top-level tables this crate reads (the scenario reader ignores them).
@@ -77,6 +78,48 @@ pub struct Expect {
     pub when: Option<Expr>,
     /// A declared non-reproduction, with its reason.
     pub known_miss: Option<String>,
+    /// What the check compares: a measurement with the paper, or a
+    /// definition with itself.
+    pub kind: Kind,
+    /// Why an identity check is one (`kind_reason`).
+    pub kind_reason: Option<String>,
+    /// The known miss's recorded value at CI scale (`record_ci`).
+    pub record_ci: Option<Record>,
+    /// The known miss's recorded value at full scale (`record_full`).
+    pub record_full: Option<Record>,
+    /// `full_only`: judged at full scale only, with the reason (a value
+    /// the paper gives only at its full size, say).
+    pub full_only: Option<String>,
+}
+
+impl Expect {
+    /// The known miss's record at `scale`, if any.
+    pub fn record(&self, scale: Scale) -> Option<&Record> {
+        match scale {
+            Scale::Ci => self.record_ci.as_ref(),
+            Scale::Full => self.record_full.as_ref(),
+        }
+    }
+}
+
+/// What an expectation compares (`kind` on an `[[expect]]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A measurement (of a run or a model) against the paper (the default).
+    Measurement,
+    /// A restatement of a definition, or printed constants against each
+    /// other: still run and able to fail, but not a reproduction.
+    Identity,
+}
+
+impl Kind {
+    /// The name used in files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Measurement => "measurement",
+            Kind::Identity => "identity",
+        }
+    }
 }
 
 /// One `[[grid]]` axis.
@@ -702,6 +745,11 @@ pub fn load(path: &Path, scale: Scale) -> Result<Option<Spec>, String> {
                 "over",
                 "when",
                 "known_miss",
+                "kind",
+                "kind_reason",
+                "record_ci",
+                "record_full",
+                "full_only",
             ],
             &at,
         )?;
@@ -780,6 +828,57 @@ pub fn load(path: &Path, scale: Scale) -> Result<Option<Spec>, String> {
                 "when filters runs; it does not apply to over = \"grid\"",
             ));
         }
+        let known_miss = str_of(&c, t, "known_miss", &at)?.map(str::to_string);
+        let kind = match str_of(&c, t, "kind", &at)? {
+            None | Some("measurement") => Kind::Measurement,
+            Some("identity") => Kind::Identity,
+            Some(k) => {
+                return Err(c.err(
+                    &f("kind"),
+                    format!("\"{k}\": allowed values are \"measurement\" (default: the check compares a measurement with the paper) and \"identity\" (it restates a definition or compares printed constants)"),
+                ))
+            }
+        };
+        let kind_reason = str_of(&c, t, "kind_reason", &at)?.map(str::to_string);
+        match (kind, &kind_reason) {
+            (Kind::Identity, None) => {
+                return Err(c.err(
+                    &f("kind_reason"),
+                    "missing: why this check restates a definition (one line)",
+                ))
+            }
+            (Kind::Measurement, Some(_)) => {
+                return Err(c.err(&f("kind_reason"), "goes with kind = \"identity\" only"))
+            }
+            _ => {}
+        }
+        let mut recs = [None, None];
+        for (slot, sc) in recs.iter_mut().zip([Scale::Ci, Scale::Full]) {
+            let k = records::key(sc);
+            if let Some(r) = t.get(k) {
+                if known_miss.is_none() {
+                    return Err(c.err(
+                        &f(k),
+                        "a record without known_miss: only a declared known miss records its measured value (remove the record, or declare the miss)",
+                    ));
+                }
+                *slot = Some(records::parse(r, sc).map_err(|m| c.err(&f(k), m))?);
+            }
+        }
+        let [record_ci, record_full] = recs;
+        let full_only = str_of(&c, t, "full_only", &at)?.map(str::to_string);
+        if full_only.as_deref().is_some_and(|r| r.trim().is_empty()) {
+            return Err(c.err(
+                &f("full_only"),
+                "expected the reason the expectation cannot be judged at CI scale",
+            ));
+        }
+        if full_only.is_some() && record_ci.is_some() {
+            return Err(c.err(
+                &f("record_ci"),
+                "a full_only expectation is not judged at CI scale: it has no CI record",
+            ));
+        }
         expects.push(Expect {
             index: i,
             what,
@@ -789,7 +888,12 @@ pub fn load(path: &Path, scale: Scale) -> Result<Option<Spec>, String> {
             tol_source,
             over_grid,
             when,
-            known_miss: str_of(&c, t, "known_miss", &at)?.map(str::to_string),
+            known_miss,
+            kind,
+            kind_reason,
+            record_ci,
+            record_full,
+            full_only,
         });
     }
 
