@@ -268,7 +268,7 @@ pub fn verify(a: &VerifyArgs) -> Result<(), Failure> {
                 .join(" "),
             scale.name()
         );
-        let md = report::markdown(&out, &command, &title, body.as_deref());
+        let md = report::markdown(&out, &command, &title, body.as_deref(), &way_back(r));
         draw_plots(r, &out)?;
         write_atomic(r, &md)?;
         eprintln!("report written to {}", r.display());
@@ -284,4 +284,33 @@ pub fn verify(a: &VerifyArgs) -> Result<(), Failure> {
         return Err(Failure::Run(format!("verify: {}", report::headline(&out))));
     }
     Ok(())
+}
+
+/// The relative way from the folder of `report` back to the current
+/// directory (which the experiment paths are relative to): `"../../"` for
+/// docs/reports/x.md. Empty when the report is written here, or when the
+/// two cannot be related (the links are then as given).
+fn way_back(report: &Path) -> String {
+    let Ok(here) = std::env::current_dir().and_then(|d| d.canonicalize()) else {
+        return String::new();
+    };
+    let folder = match report.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => return String::new(),
+    };
+    let Ok(folder) = folder.canonicalize() else {
+        return String::new();
+    };
+    let common = here
+        .components()
+        .zip(folder.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let up = folder.components().count() - common;
+    let mut way = "../".repeat(up);
+    for c in here.components().skip(common) {
+        way.push_str(&c.as_os_str().to_string_lossy());
+        way.push('/');
+    }
+    way
 }

@@ -95,7 +95,17 @@ fn check_short(c: &Check) -> String {
 
 /// The Markdown report. `command` is how it was made; `preamble` is the
 /// folder's `REPORT.md` text, if any.
-pub fn markdown(o: &Outcome, command: &str, title: &str, preamble: Option<&str>) -> String {
+/// `files` is the way from the report's folder to the folder the experiment
+/// paths are relative to (`"../../"` for a report in docs/reports/ of a
+/// run from the repository root), so that the report's links to the files
+/// resolve where the report is read.
+pub fn markdown(
+    o: &Outcome,
+    command: &str,
+    title: &str,
+    preamble: Option<&str>,
+    files: &str,
+) -> String {
     let mut s = String::new();
     s += &format!("# {title}\n\n");
     if let Some(p) = preamble {
@@ -151,7 +161,7 @@ pub fn markdown(o: &Outcome, command: &str, title: &str, preamble: Option<&str>)
             i + 1,
             anchor(i),
             cell(&f.title),
-            cell(&f.file),
+            link_to(files, &f.file),
             cell(&f.setup),
             cell(f.claim.as_deref().unwrap_or("")),
             cell(&exp.join("; ")),
@@ -355,4 +365,14 @@ pub fn terminal(o: &Outcome) -> String {
     s += &headline(o);
     s += "\n";
     s
+}
+
+/// A link target for experiment file `file` from the report: `files`
+/// prepended to a relative path, an absolute one as it is.
+fn link_to(files: &str, file: &str) -> String {
+    if std::path::Path::new(file).is_absolute() {
+        cell(file)
+    } else {
+        cell(&format!("{files}{file}"))
+    }
 }
