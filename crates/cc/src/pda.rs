@@ -146,14 +146,31 @@ pub struct PdaConfig {
     /// Queueing delay that counts as "potential queuing": the larger of
     /// this fraction of the base RTT (0.05) and `q_thresh_min`.
     pub q_thresh_frac: f64,
-    /// Smallest queueing-delay threshold (1 ms).
+    /// Smallest queueing-delay threshold from the base RTT (1 ms).
     pub q_thresh_min: Time,
+    /// Once a loss has measured the buffer (the effective queue, in
+    /// time), the queueing-delay threshold is at most this fraction of it
+    /// (0.5; [`buffer_threshold`]).
+    pub buffer_thresh: f64,
+    /// Once a loss has measured the buffer, the MBS is at most this
+    /// fraction of it in packets at the capacity (0.25; [`buffer_mbs`]).
+    pub buffer_burst: f64,
     /// Fraction below the available bandwidth the flow paces at (0.02).
     pub margin: f64,
     /// Rate increase per probe, fraction of the capacity (0.05).
     pub probe_gain: f64,
     /// Quiet rounds before a probe (4).
     pub probe_rounds: u32,
+    /// Each congestion loss in cruise doubles the quiet rounds a probe
+    /// waits for, up to `probe_rounds` x 2^`max_backoff` (6); a probe with
+    /// no congestion loss since the one before halves the wait again.
+    pub max_backoff: u32,
+    /// In start-up, once the bursts have measured the capacity `C`, the
+    /// rate rises per round by at most this fraction of what is left below
+    /// `C` (0.5): the seed's start-up "slows down the burst increase rate"
+    /// as it nears the ceiling, and a step past the available bandwidth
+    /// loses that step for a round trip in a buffer too shallow to show it.
+    pub startup_approach: f64,
     /// Rounds without a congestion loss before the burst grows by one (8).
     pub mbs_grow_rounds: u32,
     /// Rounds over which the capacity estimate keeps its maximum (10).
@@ -199,9 +216,13 @@ impl Default for PdaConfig {
             startup_jump: 0.5,
             q_thresh_frac: 0.05,
             q_thresh_min: MILLISECOND,
+            buffer_thresh: 0.5,
+            buffer_burst: 0.25,
             margin: 0.02,
             probe_gain: 0.05,
             probe_rounds: 4,
+            max_backoff: 6,
+            startup_approach: 0.5,
             mbs_grow_rounds: 8,
             cap_window: 10,
             shuffle: true,
@@ -264,6 +285,39 @@ pub fn yield_step(rate_bps: f64) -> f64 {
     }
 }
 
+/// The queueing delay that counts as "potential queuing" (seed 001 §II):
+/// `frac` x the base RTT `base`, at least `min`; once a loss has measured
+/// the buffer's depth `buf` (the effective queue in time, see
+/// [`Pda`]'s module doc), at most `share` x `buf`, and never below two
+/// packet times `pkt` at the capacity (a queue of one packet is the flow's
+/// own pair). All in nanoseconds.
+pub fn buffer_threshold(
+    base: Time,
+    frac: f64,
+    min: Time,
+    buf: Option<Time>,
+    share: f64,
+    pkt: Time,
+) -> Time {
+    let t = ((base as f64 * frac) as Time).max(min);
+    match buf {
+        Some(b) => t.min(((b as f64 * share) as Time).max(2 * pkt)),
+        None => t,
+    }
+}
+
+/// The largest burst a buffer `buf` deep (nanoseconds, measured as the
+/// queueing delay at a loss) takes from a flow at capacity `c` (bytes/s)
+/// in packets of `wire` bytes: `share` of it (the rest is for the standing
+/// queue the threshold allows and for cross traffic's bursts), at least 2.
+pub fn buffer_mbs(buf: Time, c: f64, wire: f64, share: f64) -> u32 {
+    if !(c > 0.0 && wire > 0.0) {
+        return u32::MAX;
+    }
+    let pkts = share * buf as f64 * 1e-9 * c / wire;
+    (pkts.floor().min(1e6) as u32).max(2)
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Phase {
     /// Bursts and rate grow until queueing shows.
@@ -286,6 +340,10 @@ pub struct Pda {
     base_rtt: Time,
     srtt: Time,
     last_rtt: Time,
+    /// The buffer's depth in time (the effective queue): the largest
+    /// queueing delay of the latest round that lost a packet, raised by any
+    /// larger delay seen since (None before the first loss).
+    buf_q: Option<Time>,
     /// Capacity samples: the largest of each of the last rounds.
     cap: Vec<f64>,
     cap_round: f64,
@@ -324,6 +382,10 @@ pub struct Pda {
     round_rate: f64,
     rounds: u64,
     quiet: u32,
+    /// Probes wait `probe_rounds << backoff` quiet rounds.
+    backoff: u32,
+    /// A congestion loss since the last probe.
+    lost_since_probe: bool,
     since_loss: u32,
     /// Rounds of standing queue since the last yield (0: none pending).
     yielded: u32,
@@ -358,6 +420,7 @@ impl Pda {
             base_rtt: 0,
             srtt: 0,
             last_rtt: 0,
+            buf_q: None,
             cap: Vec::with_capacity(cfg.cap_window),
             cap_round: 0.0,
             pair_caps: [0.0; PAIR_SAMPLES],
@@ -381,6 +444,8 @@ impl Pda {
             round_rate: 0.0,
             rounds: 0,
             quiet: 0,
+            backoff: 0,
+            lost_since_probe: false,
             since_loss: 0,
             yielded: 0,
             competing: false,
@@ -395,7 +460,52 @@ impl Pda {
     }
 
     fn q_thresh(&self) -> Time {
-        ((self.base_rtt as f64 * self.cfg.q_thresh_frac) as Time).max(self.cfg.q_thresh_min)
+        buffer_threshold(
+            self.base_rtt,
+            self.cfg.q_thresh_frac,
+            self.cfg.q_thresh_min,
+            self.buf_q,
+            self.cfg.buffer_thresh,
+            self.pkt_time(),
+        )
+    }
+
+    /// One packet's time at the capacity, nanoseconds (0 before an estimate).
+    fn pkt_time(&self) -> Time {
+        let c = self.capacity();
+        if c > 0.0 {
+            (self.wire / c * 1e9) as Time
+        } else {
+            0
+        }
+    }
+
+    /// The queueing delay the flow's own burst builds at the bottleneck
+    /// (its packets arrive together), nanoseconds.
+    fn burst_queue(&self) -> Time {
+        self.burst as Time * self.pkt_time()
+    }
+
+    /// The largest burst the measured buffer allows ([`buffer_mbs`];
+    /// `max_burst` before a loss has measured it).
+    fn mbs_cap(&self) -> u32 {
+        match self.buf_q {
+            Some(b) => buffer_mbs(b, self.capacity(), self.wire, self.cfg.buffer_burst)
+                .min(self.cfg.max_burst),
+            None => self.cfg.max_burst,
+        }
+    }
+
+    /// The buffer seen in a round whose largest queueing delay was `qmax`:
+    /// a loss means the queue was at the brim (drop-tail), so the buffer is
+    /// `qmax` deep; without loss it is at least `qmax`.
+    fn measure_buffer(&mut self, qmax: Time, lost: bool) {
+        if lost {
+            self.buf_q = Some(qmax);
+        } else if let Some(b) = self.buf_q {
+            self.buf_q = Some(b.max(qmax));
+        }
+        self.burst = self.burst.min(self.mbs_cap());
     }
 
     /// Capacity estimate, bytes/s (0 before the first burst sample): the
@@ -482,7 +592,9 @@ impl Pda {
         let base = self.base_rtt;
         let qmin = self.round_min_rtt.saturating_sub(base);
         let qmax = self.round_max_rtt.saturating_sub(base);
+        self.measure_buffer(qmax, self.round_lost > 0);
         let qt = self.q_thresh();
+        let bq = self.burst_queue();
         self.rounds += 1;
         self.since_loss += 1;
         let sent = self.round_acked + self.round_lost;
@@ -506,10 +618,14 @@ impl Pda {
         match self.phase {
             Phase::Startup => {
                 if d >= 0.8 * self.round_rate || self.round_rate == 0.0 {
-                    let r = (self.rate * self.cfg.startup_gain)
-                        .max(self.capacity() * self.cfg.startup_jump);
+                    let c = self.capacity();
+                    let mut r = self.rate * self.cfg.startup_gain;
+                    if c > self.rate {
+                        r = r.min(self.rate + self.cfg.startup_approach * (c - self.rate));
+                    }
+                    let r = r.max(c * self.cfg.startup_jump);
                     self.set_rate(r);
-                    self.burst = (self.burst * 2).min(self.cfg.max_burst);
+                    self.burst = (self.burst * 2).min(self.mbs_cap());
                 }
             }
             Phase::Drain => {
@@ -554,12 +670,18 @@ impl Pda {
                             self.balance(c);
                         }
                     }
-                } else if qmax < qt / 2 {
+                } else if qmax.saturating_sub(bq) < qt / 2 {
+                    // Quiet: beyond the queue of its own burst, the delay
+                    // stayed under half the threshold.
                     self.yielded = 0;
                     self.competing = false;
                     self.quiet += 1;
-                    if self.quiet >= self.cfg.probe_rounds {
+                    if self.quiet >= self.cfg.probe_rounds << self.backoff {
                         self.quiet = 0;
+                        if !self.lost_since_probe {
+                            self.backoff = self.backoff.saturating_sub(1);
+                        }
+                        self.lost_since_probe = false;
                         let r = self.rate + self.cfg.probe_gain * c.max(self.rate);
                         // Probing finds the available bandwidth, not more
                         // than the capacity: at it, the queue is the flow's own.
@@ -584,7 +706,7 @@ impl Pda {
                 }
                 if self.since_loss >= self.cfg.mbs_grow_rounds {
                     self.since_loss = 0;
-                    self.burst = (self.burst + 1).min(self.cfg.max_burst);
+                    self.burst = (self.burst + 1).min(self.mbs_cap());
                 }
             }
         }
@@ -640,8 +762,18 @@ impl Pda {
     fn congestion(&mut self, delivered: f64) {
         self.burst = (self.burst * 3 / 4).max(2);
         self.since_loss = 0;
+        if self.phase == Phase::Cruise {
+            self.backoff = (self.backoff + 1).min(self.cfg.max_backoff);
+            self.lost_since_probe = true;
+        }
         if delivered > 0.0 {
-            let r = self.rate.min(delivered) * (1.0 - self.cfg.margin);
+            // What got through of what was sent at a drop-tail FIFO is the
+            // flow's share of the arrivals: the available bandwidth follows
+            // as in self-loading ([`available_bandwidth`]), at least half
+            // of what got through.
+            let d = self.rate.min(delivered);
+            let a = available_bandwidth(self.capacity(), self.round_rate.max(d), d).max(0.5 * d);
+            let r = a.min(d) * (1.0 - self.cfg.margin);
             self.set_rate(r);
         }
         if self.phase == Phase::Startup {
@@ -763,6 +895,23 @@ impl Controller for Pda {
         if self.search.is_some() {
             // Measuring: the search's trains decide the rate.
             return;
+        }
+        if self.phase == Phase::Startup && self.rate > 0.0 {
+            // A drop in start-up ends the MBS measurement when the queue
+            // shows more than the flow's own burst (the rate is above what
+            // is available) or less than half of it (the buffer could not
+            // hold the burst): "the last few probes should be used to
+            // detect the bottleneck router's queue size and its capacity
+            // ... to avoid losing a large number of packets" (seed 001 §I).
+            // A drop with just the burst's own queue is random loss.
+            let qmax = self.round_max_rtt.saturating_sub(self.base_rtt);
+            let bq = self.burst_queue();
+            if qmax > bq || 2 * qmax < bq {
+                self.buf_q = Some(qmax);
+                self.congestion(self.delivered_rate);
+                self.burst = self.burst.min(self.mbs_cap());
+                return;
+            }
         }
         let q = self.last_rtt.saturating_sub(self.base_rtt);
         if q <= self.q_thresh() || self.competing {
