@@ -389,6 +389,10 @@ pub struct Pda {
     since_loss: u32,
     /// Rounds of standing queue since the last yield (0: none pending).
     yielded: u32,
+    /// The others' traffic (capacity less the available bandwidth) when
+    /// the flow last yielded, and the step it yielded, bytes/s.
+    x_yield: f64,
+    step_yield: f64,
     /// A competitor that does not yield (not a PDA flow, e.g. TCP) keeps a
     /// standing queue: balance against it instead of yielding more.
     competing: bool,
@@ -448,6 +452,8 @@ impl Pda {
             lost_since_probe: false,
             since_loss: 0,
             yielded: 0,
+            x_yield: 0.0,
+            step_yield: 0.0,
             competing: false,
             flows: 2,
             drain_rounds: 0,
@@ -661,13 +667,30 @@ impl Pda {
                         }
                         self.set_rate(r);
                         self.yielded = 1;
+                        self.x_yield = (c - self.avail).max(0.0);
+                        self.step_yield = (self.round_rate - self.rate).max(0.0);
                     } else {
                         self.yielded += 1;
-                        if self.yielded > 2 {
-                            // The competitor took more than was yielded:
-                            // not a PDA flow.
+                        // "Linux TCP sped up after seeing more bandwidth
+                        // yielded from Lion. This sent a signal to Lion that
+                        // there is no way to detect the number of streams"
+                        // (seed 001 §IV): the others' traffic grew by more
+                        // than half of what was yielded.
+                        let x = (c - self.avail).max(0.0);
+                        let took_more = x > self.x_yield + 0.5 * self.step_yield;
+                        if self.yielded > 2 && (self.competing || took_more) {
+                            // Not a PDA flow: balance against it.
                             self.competing = true;
                             self.balance(c);
+                        } else if self.yielded > 2 {
+                            // Traffic that did not take what was yielded
+                            // (open-loop, or PDA flows that yielded too)
+                            // keeps a queue only if this flow is above what
+                            // is left: pace below it.
+                            let a = self.avail * (1.0 - self.cfg.margin);
+                            if a < self.rate {
+                                self.set_rate(a);
+                            }
                         }
                     }
                 } else if qmax.saturating_sub(bq) < qt / 2 {
