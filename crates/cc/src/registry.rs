@@ -322,7 +322,7 @@ static SPECS: &[CcSpec] = &[
             "margin" = 0.02, "fraction below the available bandwidth to pace at, in [0,1)";
             "probe_gain" = 0.05, "rate increase per probe (and per round when balancing against a non-yielding competitor), fraction of the capacity";
             "probe_rounds" = 4.0, "quiet rounds before a probe";
-            "max_backoff" = 6.0, "each congestion loss in cruise doubles the quiet rounds before a probe, up to probe_rounds x 2^max_backoff, in [0, 16]";
+            "max_backoff" = 0.0, "each congestion loss in cruise doubles the quiet rounds before a probe, up to probe_rounds x 2^max_backoff (0: no back-off), in [0, 16]";
             "startup_approach" = 0.5, "in start-up, once the capacity is measured, the rate rises per round by at most this fraction of what is left below it, in (0, 1]";
             "mbs_grow_rounds" = 8.0, "rounds without a congestion loss before the burst grows by one";
             "cap_window" = 10.0, "rounds the capacity estimate keeps its maximum over";
@@ -804,11 +804,7 @@ pub fn build(
                         |x| x > 0.0 && x <= 1.0,
                         "in (0, 1]",
                     )?,
-                    buffer_burst: v.check(
-                        "buffer_burst",
-                        |x| x > 0.0 && x <= 1.0,
-                        "in (0, 1]",
-                    )?,
+                    buffer_burst: v.check("buffer_burst", |x| x > 0.0 && x <= 1.0, "in (0, 1]")?,
                     margin: v.check("margin", |x| (0.0..1.0).contains(&x), "in [0, 1)")?,
                     probe_gain: v.check("probe_gain", |x| x > 0.0 && x <= 1.0, "in (0, 1]")?,
                     probe_rounds: whole("probe_rounds", 1.0)? as u32,
