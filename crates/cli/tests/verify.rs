@@ -741,3 +741,154 @@ fn identity_checks_are_reported_apart_and_not_counted() {
         "{o}"
     );
 }
+
+/// A file whose one expectation reads `member` (0 in the deterministic
+/// run, k in ensemble seed k of 3): `judge` is its bounds and extra keys.
+fn member_file(judge: &str) -> String {
+    scenario("20Mbps").replace("duration = \"10s\"", "duration = \"1s\"")
+        + &format!(
+            r#"
+[verify]
+title = "ensemble-judged"
+
+[ensemble]
+seeds = 3
+set = {{ "flows[*].send_jitter" = "0.6ms" }}
+
+[[expect]]
+what = "the member"
+value = "member"
+source = "test"
+{judge}
+"#
+        )
+}
+
+#[test]
+fn an_ensemble_judged_expectation_takes_the_ensembles_verdict() {
+    let d = Scratch::new("share");
+    // (bounds and share, exit code): members 1-3 give shares the
+    // deterministic run (member 0) does not decide.
+    let cases = [
+        // The deterministic run misses (0 < 1), every seed meets it.
+        ("min = 1\nensemble_share = 0.9", 0, "3 of 3 seeds (1)"),
+        // The deterministic run meets it (0 <= 0), no seed does.
+        ("max = 0\nensemble_share = 0.5", 1, "0 of 3 seeds (0)"),
+        // Seeds 2 and 3 meet it: a share of 2/3 against 0.6 and 0.7.
+        ("min = 2\nensemble_share = 0.6", 0, "2 of 3 seeds (0.6667)"),
+        ("min = 2\nensemble_share = 0.7", 1, "2 of 3 seeds (0.6667)"),
+        // Without ensemble_share the deterministic run decides.
+        ("min = 1", 1, "measured 0"),
+        ("max = 0", 0, ""),
+    ];
+    for (judge, code, needle) in cases {
+        let f = d.write("m.toml", &member_file(judge));
+        let rep = d.path().join("r.md");
+        let out = verify(&[f.to_str().unwrap(), "--report", rep.to_str().unwrap()]);
+        let o = text(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{judge}: {o}{}",
+            text(&out.stderr)
+        );
+        let r = std::fs::read_to_string(&rep).unwrap();
+        assert!(r.contains(needle), "{judge}: {needle} in {r}");
+        if judge.contains("ensemble_share") {
+            // The deterministic run is reported beside the verdict.
+            assert!(r.contains("deterministic run 0"), "{judge}: {r}");
+            assert!(r.contains("the member (*judged*)"), "{judge}: {r}");
+        }
+    }
+}
+
+#[test]
+fn an_ensemble_judged_known_miss_records_its_share() {
+    let d = Scratch::new("sharemiss");
+    let f = d.write(
+        "m.toml",
+        &member_file("min = 2\nensemble_share = 0.7\nknown_miss = \"two seeds of three\""),
+    );
+    let out = verify(&[
+        f.to_str().unwrap(),
+        "-q",
+        "--scale",
+        "ci",
+        "--update-records",
+        "--record-commit",
+        "abc123",
+    ]);
+    let o = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{o}{}", text(&out.stderr));
+    assert!(
+        o.contains("expect[0].record_ci: (none) -> { commit = \"abc123\", value = 0.666667"),
+        "the share is recorded: {o}"
+    );
+    let out = verify(&[f.to_str().unwrap(), "-q", "--scale", "ci"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+    // A lower bar: the share now meets it, an unexpected pass.
+    let low = std::fs::read_to_string(&f)
+        .unwrap()
+        .replace("ensemble_share = 0.7", "ensemble_share = 0.6");
+    std::fs::write(&f, low).unwrap();
+    let out = verify(&[f.to_str().unwrap(), "-q", "--scale", "ci"]);
+    let o = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{o}");
+    assert!(o.contains("UNEXPECTED PASS"), "{o}");
+    // One seed fewer meets it (min 3): the recorded share is left.
+    let worse = std::fs::read_to_string(&f)
+        .unwrap()
+        .replace("ensemble_share = 0.6", "ensemble_share = 0.7")
+        .replace("min = 2", "min = 3");
+    std::fs::write(&f, worse).unwrap();
+    let out = verify(&[f.to_str().unwrap(), "-q", "--scale", "ci"]);
+    let o = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{o}");
+    assert!(o.contains("MOVED") && o.contains("got worse"), "{o}");
+}
+
+#[test]
+fn bad_ensemble_shares_are_refused_naming_file_and_key() {
+    let cases = [
+        (
+            member_file("min = 1\nensemble_share = 1.5"),
+            "1.5: expected a number from 0 to 1",
+        ),
+        (
+            member_file("min = 1\nensemble_share = -0.1"),
+            "expected a number from 0 to 1",
+        ),
+        (
+            member_file("min = 1\nensemble_share = \"most\""),
+            "found string",
+        ),
+        (
+            member_file("min = 1\nensemble_share = 0.9").replace(
+                "[ensemble]\nseeds = 3\nset = { \"flows[*].send_jitter\" = \"0.6ms\" }\n",
+                "",
+            ),
+            "no [ensemble]",
+        ),
+        (
+            member_file("min = 1\nensemble_share = 0.9").replace(
+                "title = \"ensemble-judged\"",
+                "title = \"e\"\nci = { seeds = 0 }",
+            ),
+            "at ci scale",
+        ),
+    ];
+    for (file, needle) in cases {
+        let d = Scratch::new("badshare");
+        d.write("s-bad.toml", &file);
+        let out = verify(&[d.path().to_str().unwrap(), "-q", "--scale", "ci"]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{needle}: {err}");
+        assert!(
+            err.contains("s-bad.toml")
+                && err.contains("expect[0].ensemble_share")
+                && err.contains(needle),
+            "{needle}: {err}"
+        );
+        assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+    }
+}

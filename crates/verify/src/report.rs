@@ -273,18 +273,35 @@ pub fn markdown(
         }
         if !f.ensemble.is_empty() {
             s += &format!(
-                "\nEnsemble: the same expectations over {} more runs with the `[ensemble]` settings and seeds 1-{} (the verdict above is the deterministic run's).\n\n| check | expected | deterministic run | holds in | median | range |\n|---|---|---|---|---|---|\n",
-                f.seeds, f.seeds
+                "\nEnsemble: the same expectations over {} more runs with the `[ensemble]` settings and seeds 1-{} ({}).\n\n| check | expected | deterministic run | holds in | median | range |\n|---|---|---|---|---|---|\n",
+                f.seeds,
+                f.seeds,
+                if f.ensemble.iter().any(|e| e.judged) {
+                    "the checks marked *judged* take their verdict from the ensemble's share (`ensemble_share`), the deterministic run beside it being the phase-sensitive case; the others' verdict above is the deterministic run's"
+                } else {
+                    "the verdict above is the deterministic run's"
+                }
             );
             for e in &f.ensemble {
                 let (med, range) = stats(&e.values);
                 s += &format!(
-                    "| {}{} | {} | {} ({}) | {}/{} | {} | {} |\n",
+                    "| {}{}{} | {} | {} ({}) | {}/{} | {} | {} |\n",
                     cell(&e.what),
                     at_point(&e.point),
+                    if e.judged { " (*judged*)" } else { "" },
                     cell(&e.expected),
                     cell(&e.deterministic.0),
-                    e.deterministic.1.word(),
+                    if e.judged {
+                        // Judged plainly: the file's known_miss is the
+                        // ensemble verdict's, not the deterministic run's.
+                        match e.deterministic.1 {
+                            Verdict::Pass | Verdict::UnexpectedPass => "meets it",
+                            Verdict::Error => "ERROR",
+                            _ => "does not",
+                        }
+                    } else {
+                        e.deterministic.1.word()
+                    },
                     e.held,
                     e.total,
                     med,

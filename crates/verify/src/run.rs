@@ -136,6 +136,9 @@ pub struct EnsembleRow {
     pub total: usize,
     /// Measured numbers over the members.
     pub values: Vec<f64>,
+    /// Whether the expectation's verdict is this ensemble's
+    /// (`ensemble_share`) rather than the deterministic run's.
+    pub judged: bool,
 }
 
 /// A report table.
@@ -1212,6 +1215,67 @@ fn against_record(e: &Expect, scale: Scale, c: &mut Check, value: &Value, target
     }
 }
 
+/// Turns the deterministic run's check `c` of an ensemble-judged
+/// expectation (`ensemble_share = bar`) into the ensemble's verdict: it
+/// holds when at least `bar` of the ensemble's seeds meet the expectation.
+/// The measured value (and a known miss's record) is that share, `held`
+/// of `seeds`; a seed that cannot be evaluated (`failed`) is an error. The
+/// deterministic run's result stays in the text, as the phase-sensitive
+/// case.
+fn ensemble_verdict(
+    e: &Expect,
+    c: &mut Check,
+    bar: f64,
+    (held, seeds): (usize, usize),
+    failed: Option<String>,
+    scale: Scale,
+    use_records: bool,
+) {
+    if c.verdict == Verdict::Error {
+        return;
+    }
+    let det_pass = matches!(c.verdict, Verdict::Pass | Verdict::UnexpectedPass);
+    let det = format!(
+        "deterministic run {} ({})",
+        c.measured,
+        if det_pass { "meets it" } else { "does not" }
+    );
+    c.expected = format!(
+        "{} in >= {}% of {seeds} seeds",
+        c.expected,
+        fmt_num(bar * 100.0)
+    );
+    if let Some(err) = failed {
+        c.verdict = Verdict::Error;
+        c.measured = "error".into();
+        c.value = None;
+        c.measured_value = None;
+        c.reason = Some(err);
+        return;
+    }
+    let share = held as f64 / seeds as f64;
+    let pass = seeds > 0 && share >= bar;
+    c.measured = format!("{held} of {seeds} seeds ({}); {det}", fmt_num(share));
+    c.value = Some(share);
+    c.measured_value = Some(Value::Num(share));
+    c.recorded = None;
+    c.verdict = match (pass, e.known_miss.is_some()) {
+        (true, false) => Verdict::Pass,
+        (true, true) => Verdict::UnexpectedPass,
+        (false, true) => Verdict::KnownMiss,
+        (false, false) => Verdict::Fail,
+    };
+    if e.known_miss.is_some() && use_records {
+        let value = Value::Num(share);
+        against_record(e, scale, c, &value, Target::Bounds(Some(bar), None));
+    }
+    if c.verdict == Verdict::UnexpectedPass {
+        if let Some(r) = e.record(scale) {
+            c.recorded = Some(r.describe(&c.point, scale));
+        }
+    }
+}
+
 fn when_holds(e: &Expect, env: &dyn Env) -> Result<bool, String> {
     match &e.when {
         None => Ok(true),
@@ -1297,12 +1361,13 @@ fn judge_file(
                 }
             })
             .collect();
+        // An ensemble-judged expectation's deterministic run is judged
+        // plainly (no record): its verdict is reported, not decisive.
+        let det_records = !update_records && e.ensemble_share.is_none();
         let mut main_checks = Vec::new();
         for (label, env) in &contexts[0] {
             match when_holds(e, *env) {
-                Ok(true) => {
-                    main_checks.push(check_in(e, *env, label.clone(), scale, !update_records))
-                }
+                Ok(true) => main_checks.push(check_in(e, *env, label.clone(), scale, det_records)),
                 Ok(false) => {}
                 Err(err) => main_checks.push(Check::error(
                     format!("expect[{}]", e.index),
@@ -1325,6 +1390,42 @@ fn judge_file(
                 ),
             ));
         }
+        if s.seeds > 0 {
+            for c in main_checks.iter_mut() {
+                let mut held = 0;
+                let mut total = 0;
+                let mut values = Vec::new();
+                let mut failed = None;
+                for (k, ctx) in contexts.iter().enumerate().skip(1) {
+                    if let Some((_, env)) = ctx.iter().find(|(l, _)| *l == c.point) {
+                        match judge(e, *env) {
+                            Ok((pass, _, _, v, _, _)) => {
+                                total += 1;
+                                held += pass as usize;
+                                values.extend(v);
+                            }
+                            Err(err) => {
+                                failed.get_or_insert(format!("ensemble seed {k}: {err}"));
+                            }
+                        }
+                    }
+                }
+                ensemble.push(EnsembleRow {
+                    expect: e.index,
+                    what: c.what.clone(),
+                    point: c.point.clone(),
+                    expected: c.expected.clone(),
+                    deterministic: (c.measured.clone(), c.verdict),
+                    held,
+                    total,
+                    values,
+                    judged: e.ensemble_share.is_some(),
+                });
+                if let Some(bar) = e.ensemble_share {
+                    ensemble_verdict(e, c, bar, (held, s.seeds), failed, scale, !update_records);
+                }
+            }
+        }
         if e.known_miss.is_some()
             && update_records
             && main_checks
@@ -1338,32 +1439,6 @@ fn judge_file(
                     .map(|c| (c.point.clone(), c.measured_value.clone().expect("checked")))
                     .collect(),
             });
-        }
-        if s.seeds > 0 {
-            for c in &main_checks {
-                let mut held = 0;
-                let mut total = 0;
-                let mut values = Vec::new();
-                for ctx in contexts.iter().skip(1) {
-                    if let Some((_, env)) = ctx.iter().find(|(l, _)| *l == c.point) {
-                        if let Ok((pass, _, _, v, _, _)) = judge(e, *env) {
-                            total += 1;
-                            held += pass as usize;
-                            values.extend(v);
-                        }
-                    }
-                }
-                ensemble.push(EnsembleRow {
-                    expect: e.index,
-                    what: c.what.clone(),
-                    point: c.point.clone(),
-                    expected: c.expected.clone(),
-                    deterministic: (c.measured.clone(), c.verdict),
-                    held,
-                    total,
-                    values,
-                });
-            }
         }
         checks.extend(main_checks);
     }

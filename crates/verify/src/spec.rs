@@ -90,6 +90,11 @@ pub struct Expect {
     /// `full_only`: judged at full scale only, with the reason (a value
     /// the paper gives only at its full size, say).
     pub full_only: Option<String>,
+    /// `ensemble_share`: the verdict is the ensemble's, met when at least
+    /// this fraction of the `[ensemble]`'s seeds meets the expectation
+    /// (the deterministic run is reported beside it, as the
+    /// phase-sensitive case).
+    pub ensemble_share: Option<f64>,
 }
 
 impl Expect {
@@ -750,6 +755,7 @@ pub fn load(path: &Path, scale: Scale) -> Result<Option<Spec>, String> {
                 "record_ci",
                 "record_full",
                 "full_only",
+                "ensemble_share",
             ],
             &at,
         )?;
@@ -879,6 +885,34 @@ pub fn load(path: &Path, scale: Scale) -> Result<Option<Spec>, String> {
                 "a full_only expectation is not judged at CI scale: it has no CI record",
             ));
         }
+        let ensemble_share = match t.get("ensemble_share") {
+            None => None,
+            Some(v) => {
+                let x = match v {
+                    T::Float(x) => *x,
+                    T::Integer(n) => *n as f64,
+                    other => {
+                        return Err(c.err(
+                            &f("ensemble_share"),
+                            format!("expected a number from 0 to 1 (the fraction of the ensemble's seeds that must meet the expectation), found {}", other.type_str()),
+                        ))
+                    }
+                };
+                if !(0.0..=1.0).contains(&x) {
+                    return Err(c.err(
+                        &f("ensemble_share"),
+                        format!("{x}: expected a number from 0 to 1 (the fraction of the ensemble's seeds that must meet the expectation)"),
+                    ));
+                }
+                if seeds == 0 {
+                    return Err(c.err(
+                        &f("ensemble_share"),
+                        format!("the verdict is judged over the ensemble, but the file has no [ensemble] with seeds at {} scale: add one (seeds and set), or remove ensemble_share", scale.name()),
+                    ));
+                }
+                Some(x)
+            }
+        };
         expects.push(Expect {
             index: i,
             what,
@@ -894,6 +928,7 @@ pub fn load(path: &Path, scale: Scale) -> Result<Option<Spec>, String> {
             record_ci,
             record_full,
             full_only,
+            ensemble_share,
         });
     }
 
