@@ -155,6 +155,13 @@ pub(crate) fn preflight(dir: &Path, force: bool) -> Result<(), Failure> {
         }
         Err(_) => {}
     }
+    writable(dir)
+}
+
+/// Whether an output can be built beside `dir` (where it is written before
+/// being renamed into place): checked before any simulation, so that an
+/// unwritable output is not found only after the runs.
+pub(crate) fn writable(dir: &Path) -> Result<(), Failure> {
     if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(|e| cannot_write(dir, e))?;
     }

@@ -16,7 +16,7 @@ use dropless_scenario::Scenario;
 use dropless_sim::derive_seed;
 use toml::{Table, Value};
 
-use crate::run::{replace_dir, temp_sibling};
+use crate::run::{replace_dir, temp_sibling, writable};
 use crate::Failure;
 
 /// Help shown after `dropless sweep --help`.
@@ -838,20 +838,6 @@ fn preflight(dir: &Path, force: bool) -> Result<(), Failure> {
         }
         Err(_) => writable(dir),
     }
-}
-
-/// Whether the sweep can write beside `dir` (where it builds its output
-/// before renaming it into place): checked before any run, so that an
-/// unwritable --out is not found only after hours of runs.
-fn writable(dir: &Path) -> Result<(), Failure> {
-    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent).map_err(|e| cannot_write(dir, e))?;
-    }
-    let probe = temp_sibling(dir, "probe");
-    std::fs::create_dir(&probe).map_err(|e| cannot_write(dir, e))?;
-    let w = std::fs::write(probe.join("probe"), b"ok");
-    let _ = std::fs::remove_dir_all(&probe);
-    w.map_err(|e| cannot_write(dir, e))
 }
 
 /// The default output directory of a grid file: out/sweep-STEM.
