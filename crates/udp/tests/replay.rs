@@ -18,8 +18,8 @@ use dropless_cc::PacketFlags;
 use dropless_transport::{DataPacket, Ecn};
 use dropless_udp::secure::{self, FileId, Initiator, Psk};
 use dropless_udp::{
-    pattern, recv_file_on, recv_on, send, serve_on, server_socket, RecvOptions, SendOptions,
-    ServeStats, Sink, Source, StopFlag, TransferReport, DEFAULT_MSS,
+    pattern, recv_file_on, recv_on, serve_on, server_socket, RecvOptions, SendOptions, ServeStats,
+    Sink, StopFlag, TransferReport, DEFAULT_MSS,
 };
 use dropless_wire::{encode_data, DATA_HEADER_LEN};
 
@@ -118,22 +118,6 @@ fn start_server(
         .unwrap()
     });
     (addr, stop, outcomes, h)
-}
-
-fn real_sender(psk: &Psk, bytes: u64, to: SocketAddr, timeout: Duration) -> anyhow::Result<u64> {
-    let opts = SendOptions {
-        key: Some(psk.clone()),
-        timeout,
-        ..Default::default()
-    };
-    send(
-        Source::Bytes(bytes),
-        to,
-        Box::new(FixedWindow(64.0)),
-        &opts,
-        &mut |_| {},
-    )
-    .map(|r| r.bytes)
 }
 
 /// Issue 34 item 1: a replayed first message, with or without the

@@ -17,8 +17,7 @@ use dropless_cc::PacketFlags;
 use dropless_transport::{DataPacket, Ecn};
 use dropless_udp::secure::{self, Channel, Initiator, Psk};
 use dropless_udp::{
-    pattern, send, serve_on, server_socket, RecvOptions, SendOptions, ServeStats, Sink, Source,
-    StopFlag, DEFAULT_MSS,
+    pattern, serve_on, server_socket, RecvOptions, ServeStats, Sink, StopFlag, DEFAULT_MSS,
 };
 use dropless_wire::{encode_data, DATA_HEADER_LEN};
 
@@ -144,27 +143,6 @@ fn keep_trickling(mut slow: SlowSender, done: Arc<AtomicBool>) -> JoinHandle<()>
             std::thread::sleep(Duration::from_millis(300));
         }
     })
-}
-
-fn real_sender(
-    psk: &Psk,
-    bytes: u64,
-    server: SocketAddr,
-    timeout: Duration,
-) -> anyhow::Result<u64> {
-    let opts = SendOptions {
-        key: Some(psk.clone()),
-        timeout,
-        ..Default::default()
-    };
-    send(
-        Source::Bytes(bytes),
-        server,
-        Box::new(FixedWindow(64.0)),
-        &opts,
-        &mut |_| {},
-    )
-    .map(|r| r.bytes)
 }
 
 #[test]

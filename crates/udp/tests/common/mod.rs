@@ -145,3 +145,26 @@ pub fn recv_opts() -> RecvOptions {
         ..Default::default()
     }
 }
+
+/// A key holder sending `bytes` of generated data to `to` with a fixed
+/// window; its byte count, or the error it ended with.
+pub fn real_sender(
+    psk: &dropless_udp::secure::Psk,
+    bytes: u64,
+    to: SocketAddr,
+    timeout: Duration,
+) -> anyhow::Result<u64> {
+    let opts = SendOptions {
+        key: Some(psk.clone()),
+        timeout,
+        ..Default::default()
+    };
+    dropless_udp::send(
+        dropless_udp::Source::Bytes(bytes),
+        to,
+        Box::new(FixedWindow(64.0)),
+        &opts,
+        &mut |_| {},
+    )
+    .map(|r| r.bytes)
+}
