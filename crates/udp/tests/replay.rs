@@ -167,6 +167,9 @@ fn sixteen_replays_and_a_sustained_replay_flood_do_not_lock_out_a_sender() {
     });
     // The flood is under way (100 replays, half a second at its rate)
     // before the real sender starts, and goes on until it is done.
+    // (Changed after the first run: that version started the sender at
+    // once and asked for 60 replays by its end; the sender finished after
+    // 59. Waiting for 100 first makes the flood certain to be under way.)
     for _ in 0..1000 {
         if sent.load(Ordering::Relaxed) >= 100 {
             break;
