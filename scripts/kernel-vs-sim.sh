@@ -15,9 +15,11 @@
 # congestion window (packets) at the first poll that shows an ssthresh,
 # and the kernel's HyStart counters (nstat TcpExtTCPHystart*: train or
 # delay, and the window when it fired). Simulated: packets lost, goodput,
-# mean RTT of the ACKs, and the window at the end of slow start from the
-# 5-ms cwnd series (the last sample before the window stops growing by a
-# quarter within 1.5 base RTTs).
+# the time mean of the sampled RTT while data is in flight (as the real
+# rows), and the window at the end of slow start from the sampled cwnd
+# series (from the first sample after which the window grows by less than
+# a fifth within a base RTT, the end of that last flight: the first sample
+# whose successor grows by less than 1 %).
 #
 # Needs root, iproute2 (ip, ss, nstat), iperf3 and python3. Not part of CI.
 # The namespaces' TCP buffers are raised to 64 MB.
@@ -172,16 +174,30 @@ EOF
 import csv, json, sys
 d, path, rtt_us = sys.argv[1:]
 f = json.load(open(f"{d}/summary.json"))["flows"][0]
-rows = [(float(r["t_s"]), float(r["cwnd_pkts"])) for r in csv.DictReader(open(f"{d}/flows.csv"))]
+rows = list(csv.DictReader(open(f"{d}/flows.csv")))
+series = [(float(r["t_s"]), float(r["cwnd_pkts"])) for r in rows]
 rtt = float(rtt_us) / 1e6
+# The end of slow start: the first sample from which the window no longer
+# grows by a fifth within one base RTT (slow start at least doubles per
+# RTT; congestion avoidance after HyStart grows about 5 % per RTT), then,
+# from there, the end of the last slow-start flight: the first sample
+# whose successor grows by less than 1 %.
 exit_w = None
-for i, (t, w) in enumerate(rows):
+for i, (t, w) in enumerate(series):
     if w < 16:
         continue
-    ahead = [v for (u, v) in rows[i + 1:] if u <= t + 1.5 * rtt]
-    if ahead and max(ahead) < 1.25 * w:
-        exit_w = round(w)
+    ahead = [v for (u, v) in series[i + 1:] if u <= t + rtt]
+    if ahead and max(ahead) < 1.2 * w:
+        for j in range(i, len(series) - 1):
+            if series[j + 1][1] < 1.01 * series[j][1]:
+                exit_w = round(series[j][1])
+                break
         break
-print(f"| {path} | sim | {f['packets_lost']} | {f['goodput_bps'] / 1e6:.1f} | {f['mean_rtt_s'] * 1e3:.1f} | {exit_w} | | |")
+# Mean RTT as the real rows take it: the time mean of the RTT sampled at a
+# fixed interval while data is in flight (summary.json's mean_rtt_s is the
+# mean over ACKs, which weights the busy periods more).
+rtts = [float(r["rtt_s"]) for r in rows if r["rtt_s"] and float(r["in_flight_pkts"] or 0) > 0]
+mean = sum(rtts) / len(rtts) if rtts else float("nan")
+print(f"| {path} | sim | {f['packets_lost']} | {f['goodput_bps'] / 1e6:.1f} | {mean * 1e3:.1f} | {exit_w} | | |")
 EOF
 done

@@ -2,9 +2,9 @@
 //! by default (Ha and Rhee, "Taming the elephants: new TCP slow start",
 //! 2011; Linux `net/ipv4/tcp_cubic.c`, `hystart = 1`, `hystart_detect = 3`).
 //!
-//! While the window is at least `low_window` (16) packets, each round trip
-//! of slow start is watched for two signs that the pipe is full
-//! (Linux tcp_cubic.c `hystart_update()`):
+//! Rounds are counted through all of slow start; while the window is at
+//! least `low_window` (16) packets, each round trip is watched for two
+//! signs that the pipe is full (Linux tcp_cubic.c `hystart_update()`):
 //!
 //! * **ACK train**: ACKs keep arriving at most `ack_delta` (2 ms) apart from
 //!   the start of the round, and the train has lasted longer than
@@ -185,14 +185,21 @@ impl HyStart {
         if rtt > 0 && (self.delay_min == 0 || rtt < self.delay_min) {
             self.delay_min = rtt;
         }
-        // Linux cubictcp_acked(): hystart_update() only until `found`, and only
-        // at or above the low window; the round is reset inside it.
-        if self.found.is_some() || cwnd < self.cfg.low_window {
+        // Linux cubictcp_acked(): hystart_update() only until `found`.
+        if self.found.is_some() {
             return None;
         }
-        // Linux hystart_update(): a new round once snd_una passes end_seq.
+        // Linux hystart_update(): a new round once snd_una passes end_seq,
+        // tested on every slow-start ACK, below the low window too (the
+        // reset comes before the low-window test since Linux 5.13, commit
+        // "tcp_cubic: fix spurious HYSTART_DELAY exit upon drop in min
+        // RTT"): a round that began below 16 packets keeps its start.
         if !self.started || ack.delivered_at_send >= self.round_delivered {
             self.new_round(now, ack);
+        }
+        // hystart_low_window: no test below it.
+        if cwnd < self.cfg.low_window {
+            return None;
         }
         // ACK train (Linux hystart_update(), HYSTART_ACK_TRAIN).
         if now.saturating_sub(self.last_ack) <= self.cfg.ack_delta {
@@ -393,6 +400,33 @@ mod tests {
             round(&mut h, 0, 1_000, 100, 40_000, 16.0),
             Some((206, Exit::AckTrain))
         );
+    }
+
+    /// Linux hystart_update() resets the round before it tests the low
+    /// window: a round that began below 16 packets keeps its start and its
+    /// last train ACK. Here the first ACK (window 10) starts a round at 0;
+    /// the next ACKs of the same round come 10 ms later at window 16, so the
+    /// gap since the train's last ACK (0) is over 2 ms and no train forms
+    /// in this round. Counting the round from the first ACK at 16 packets
+    /// (the rule before) would fire the train 20.6 ms after it.
+    #[test]
+    fn rounds_count_from_the_first_ack_below_the_low_window() {
+        let mut h = HyStart::new(HyStartConfig::default());
+        assert_eq!(h.on_ack(0, &ack(40_000, 1_000, 500), 10.0), None);
+        assert_eq!(
+            round(&mut h, 10 * MILLISECOND, 1_000, 100, 40_000, 16.0),
+            None
+        );
+        assert_eq!(h.found(), None);
+        // The next round (an ACK for data sent after it began) trains again.
+        let t = 200 * MILLISECOND;
+        let mut fired = None;
+        for i in 0..1_000u64 {
+            fired = fired.or(h
+                .on_ack(t + i * 100 * US, &ack(40_000, 5_000 + i, 2_000), 16.0)
+                .map(|e| (i, e)));
+        }
+        assert_eq!(fired, Some((206, Exit::AckTrain)));
     }
 
     /// A new round (an ACK for a packet sent after the round began) restarts

@@ -209,6 +209,7 @@ static SPECS: &[CcSpec] = &[
             "pacing" = 0.0, "1: Linux's internal pacing (2 cwnd/srtt below ssthresh/2, 1.2 cwnd/srtt above, bursts of about 1 ms), as kernel CUBIC runs when its socket asked for pacing (created under bbr, or over fq); HyStart's ACK train then needs a whole minimum RTT; 0: ACK clocked, as a stock Linux CUBIC socket";
             "fast_convergence" = 1.0, "1: fast convergence (RFC 9438 section 4.7)";
             "reno_friendly" = 1.0, "1: Reno-friendly region (RFC 9438 section 4.3)";
+            "initial_growth" = 0.05, "least growth per acknowledged packet in congestion avoidance before the first congestion event, packets, in [0, 0.5]: 0.05 is Linux's 5 % per RTT (bictcp_update(): cnt at most 20 while last_max_cwnd is 0), 0 follows RFC 9438 alone";
         ),
     },
     CcSpec {
@@ -581,6 +582,11 @@ pub fn build(
                 beta: v.fraction("beta")?,
                 fast_convergence: v.boolean("fast_convergence")?,
                 reno_friendly: v.boolean("reno_friendly")?,
+                initial_growth: v.check(
+                    "initial_growth",
+                    |x| (0.0..=0.5).contains(&x),
+                    "a number of packets in [0, 0.5] (0.05: Linux; 0: RFC 9438)",
+                )?,
                 hystart: (v.check(
                     "hystart",
                     |x| x == 0.0 || x == 1.0 || x == 2.0,
@@ -1152,6 +1158,9 @@ mod tests {
             ("cubic", vec![p("pacing", 1.0), p("paced", 1.0)]),
             ("cubic", vec![p("pacing", 0.5)]),
             ("cubic", vec![p("ack_delay", 2.0)]),
+            ("cubic", vec![p("initial_growth", 0.6)]),
+            ("cubic", vec![p("initial_growth", -0.01)]),
+            ("cubic", vec![p("initial_growth", f64::NAN)]),
             ("pda", vec![p("search", 2.0)]),
             ("pda", vec![p("infer_flows", 0.5)]),
             ("pda", vec![p("competing_loss", 0.0)]),
