@@ -892,3 +892,143 @@ fn bad_ensemble_shares_are_refused_naming_file_and_key() {
         assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
     }
 }
+
+/// A `[[variant]]` runs the file again with its settings; its checks are
+/// reported beside the file's own, and its misses do not fail the command.
+/// With `when`, only the grid points it names change; the others run as in
+/// the file (the same measured values).
+#[test]
+fn a_variant_is_reported_beside_the_file_and_not_judged() {
+    let d = Scratch::new("variant");
+    let base = EXPECT.replace("expected = \"param(0, 'alpha')\"", "expected = 50");
+    let grid = r#"
+[[grid]]
+name = "rate"
+values = ["20Mbps", "10Mbps"]
+set = "topology.bottleneck.rate"
+
+[[variant]]
+name = "alpha 20"
+set = { "flows[0].params.alpha" = 20 }
+when = "rate == '10Mbps'"
+"#;
+    let f = d.write("v.toml", &(scenario("20Mbps") + &base + grid));
+    let rep = d.path().join("r.md");
+    let out = verify(&[f.to_str().unwrap(), "-q", "--report", rep.to_str().unwrap()]);
+    let o = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{o}{}", text(&out.stderr));
+    let line = o
+        .lines()
+        .find(|l| l.contains("variant alpha 20"))
+        .unwrap_or_else(|| panic!("no variant line in {o}"));
+    // Four checks (two expectations at two points); the queue misses 50
+    // where alpha is 20.
+    assert!(
+        line.contains("3/4") && line.contains("not judged"),
+        "{line}"
+    );
+    assert!(o.contains("1 of 1 experiments reproduce"), "{o}");
+    let r = std::fs::read_to_string(&rep).unwrap();
+    assert!(r.contains("**Variant \"alpha 20\"**"), "{r}");
+    let row = |point: &str| -> Vec<String> {
+        r.lines()
+            .find(|l| {
+                l.starts_with(&format!("| queue [rate={point}]")) && l.matches('|').count() == 7
+            })
+            .unwrap_or_else(|| panic!("no variant row at {point} in {r}"))
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect()
+    };
+    // | check | expected | measured | verdict | measured with | with | (cells 1-6)
+    let same = row("20Mbps");
+    assert_eq!(
+        same[3], same[5],
+        "the point the variant skips runs as the file: {same:?}"
+    );
+    assert_eq!(
+        (same[4].as_str(), same[6].as_str()),
+        ("pass", "holds"),
+        "{same:?}"
+    );
+    let changed = row("10Mbps");
+    let q: f64 = changed[5]
+        .split_whitespace()
+        .next()
+        .and_then(|x| x.parse().ok())
+        .unwrap_or_else(|| panic!("{changed:?}"));
+    assert!(
+        (q - 20.0).abs() < 3.0,
+        "alpha 20 holds about 20 packets: {changed:?}"
+    );
+    assert_eq!(
+        (changed[4].as_str(), changed[6].as_str()),
+        ("pass", "misses"),
+        "{changed:?}"
+    );
+}
+
+#[test]
+fn bad_variants_are_refused_naming_file_and_key() {
+    let d = Scratch::new("badvariant");
+    let cases = [
+        ("[[variant]]\nname = \"x\"\n", "variant[0].set: missing"),
+        ("[[variant]]\nset = { duration = \"5s\" }\n", "variant[0].name: missing"),
+        (
+            "[[variant]]\nname = \"x\"\nset = { duration = \"5s\" }\nfoo = 1\n",
+            "variant[0].foo: unknown key",
+        ),
+        (
+            "[[variant]]\nname = \"x\"\nset = { duration = \"5s\" }\n[[variant]]\nname = \"x\"\nset = { duration = \"6s\" }\n",
+            "variant[1].name: variant \"x\" is named twice",
+        ),
+        (
+            "[[variant]]\nname = \"x\"\nset = { duration = \"5s\" }\nwhen = \"nosuch == 1\"\n",
+            "variant[0].when",
+        ),
+        (
+            "[[variant]]\nname = \"x\"\nset = { duration = \"5s\" }\nwhen = \"1 == 2\"\n",
+            "variant[0].when: matches no grid point",
+        ),
+        (
+            "[[variant]]\nname = \"x\"\nset = { \"flows[0].params.nosuch\" = 1 }\n",
+            "variant[0] \"x\"",
+        ),
+    ];
+    for (i, (v, want)) in cases.iter().enumerate() {
+        let f = d.write(&format!("b{i}.toml"), &(scenario("20Mbps") + EXPECT + v));
+        let out = verify(&[f.to_str().unwrap(), "-q"]);
+        let e = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{v}: {e}{}", text(&out.stdout));
+        assert!(
+            e.contains(&format!("b{i}.toml")) && e.contains(want) && e.lines().count() == 1,
+            "{v}: wanted {want:?} in one line: {e}"
+        );
+    }
+}
+
+/// A variant's misses are not judged, but a check that cannot be evaluated
+/// in it is an error: the command fails (exit 1) naming the file, the
+/// variant and the expectation.
+#[test]
+fn an_error_in_a_variant_fails_the_command() {
+    let d = Scratch::new("varianterr");
+    let e = EXPECT.replace(
+        "value = \"x / capacity(0)\"\nmin = 0.8",
+        "value = \"[1, 2, 3, 4, 5, 6][floor(param(0, 'alpha') / 10)]\"\nmin = 0",
+    );
+    let v = "[[variant]]\nname = \"big alpha\"\nset = { \"flows[0].params.alpha\" = 100 }\n";
+    let f = d.write("e.toml", &(scenario("20Mbps") + &e + v));
+    let out = verify(&[f.to_str().unwrap(), "-q"]);
+    let o = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{o}{}", text(&out.stderr));
+    assert!(
+        o.lines()
+            .any(|l| l.contains("e.toml (variant big alpha): expect[1] ERROR")),
+        "{o}"
+    );
+    // Without the variant the same file passes.
+    let f = d.write("ok.toml", &(scenario("20Mbps") + &e));
+    let out = verify(&[f.to_str().unwrap(), "-q"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+}

@@ -90,6 +90,11 @@ pub const TOP_KEYS: &[KeyDoc] = &[
         "self-check: seeds and settings of the ensemble runs (docs/verify.md)",
     ),
     k(
+        "variant",
+        "none",
+        "self-check: [[variant]] the experiment again with other settings, reported beside it (docs/verify.md)",
+    ),
+    k(
         "expect",
         "none",
         "self-check: [[expect]] expectations with their sources (docs/verify.md)",

@@ -152,6 +152,14 @@ pub fn markdown(
                 .iter()
                 .map(|c| format!("{}{}: {}", c.what, at_point(&c.point), c.measured)),
         );
+        for v in &f.variants {
+            meas.push(format!(
+                "variant {} (reported, not judged): {}/{} checks hold",
+                v.variant.as_ref().map_or("", |x| x.0.as_str()),
+                v.checks.iter().filter(|c| holds(c.verdict)).count(),
+                v.checks.len()
+            ));
+        }
         let verdict = match v {
             Verdict::Pass => "**pass**".to_string(),
             w => format!("**{}**", w.word()),
@@ -271,6 +279,9 @@ pub fn markdown(
                 Some(e) => s += &format!("\n(plot {} not drawn: {})\n", pl.file, cell(e)),
             }
         }
+        for v in &f.variants {
+            s += &variant_block(f, v);
+        }
         if !f.ensemble.is_empty() {
             s += &format!(
                 "\nEnsemble: the same expectations over {} more runs with the `[ensemble]` settings and seeds 1-{} ({}).\n\n| check | expected | deterministic run | holds in | median | range |\n|---|---|---|---|---|---|\n",
@@ -308,6 +319,91 @@ pub fn markdown(
                     range
                 );
             }
+        }
+    }
+    s
+}
+
+/// Whether a variant's check holds (its verdicts are not judged: a known
+/// miss of the file that holds in the variant simply holds).
+fn holds(v: Verdict) -> bool {
+    matches!(v, Verdict::Pass | Verdict::UnexpectedPass)
+}
+
+/// A variant's word for a check: holds, misses, or ERROR.
+fn variant_word(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Error => "ERROR",
+        v if holds(v) => "holds",
+        _ => "misses",
+    }
+}
+
+/// A `[[variant]]`'s checks beside the file's own, paired by expectation
+/// and grid point, then its tables.
+fn variant_block(f: &crate::run::FileResult, v: &crate::run::FileResult) -> String {
+    let (name, how) = v.variant.clone().unwrap_or_default();
+    let mut s = format!(
+        "\n**Variant \"{}\"** ({}; {} run{}): the same checks with these settings, reported beside the file's own and not judged (a variant's miss does not fail `dropless verify`; an error in it does).\n\n| check | expected | measured | verdict | measured with \"{}\" | with \"{}\" |\n|---|---|---|---|---|---|\n",
+        cell(&name),
+        cell(&how),
+        v.runs,
+        if v.runs == 1 { "" } else { "s" },
+        cell(&name),
+        cell(&name),
+    );
+    let mut used = vec![false; v.checks.len()];
+    for c in &f.checks {
+        let other = v.checks.iter().enumerate().find(|(k, o)| {
+            !used[*k] && o.expect == c.expect && o.point == c.point && o.field == c.field
+        });
+        let (vm, vw) = match other {
+            Some((k, o)) => {
+                used[k] = true;
+                (o.measured.clone(), variant_word(o.verdict).to_string())
+            }
+            None => ("–".to_string(), "–".to_string()),
+        };
+        s += &format!(
+            "| {}{} | {} | {} | {} | {} | {} |\n",
+            cell(&c.what),
+            at_point(&c.point),
+            cell(&c.expected),
+            cell(&c.measured),
+            c.verdict.word(),
+            cell(&vm),
+            vw
+        );
+    }
+    for (k, o) in v.checks.iter().enumerate() {
+        if !used[k] {
+            s += &format!(
+                "| {}{} | {} | – | – | {} | {}{} |\n",
+                cell(&o.what),
+                at_point(&o.point),
+                cell(&o.expected),
+                cell(&o.measured),
+                variant_word(o.verdict),
+                match (&o.verdict, &o.reason) {
+                    (Verdict::Error, Some(r)) => format!(": {}", cell(r)),
+                    _ => String::new(),
+                }
+            );
+        }
+    }
+    for t in &v.tables {
+        s += &format!(
+            "\n{} (variant \"{}\")\n\n| {} |\n|{}\n",
+            t.title,
+            cell(&name),
+            t.header.join(" | "),
+            "---|".repeat(t.header.len())
+        );
+        for r in &t.rows {
+            s += &format!(
+                "| {} |\n",
+                r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
+            );
         }
     }
     s
@@ -358,8 +454,40 @@ pub fn terminal(o: &Outcome) -> String {
             f.verdict().word(),
             f.title
         );
+        for v in &f.variants {
+            s += &format!(
+                "{:<w$}  {:>7}  {:<15}  {}\n",
+                format!(
+                    "  variant {}",
+                    v.variant.as_ref().map_or("", |x| x.0.as_str())
+                ),
+                format!(
+                    "{}/{}",
+                    v.checks.iter().filter(|c| holds(c.verdict)).count(),
+                    v.checks.len()
+                ),
+                if f.variant_error() {
+                    "ERROR"
+                } else {
+                    "not judged"
+                },
+                "(reported beside)"
+            );
+        }
     }
     for f in &o.files {
+        for v in &f.variants {
+            for c in v.checks.iter().filter(|c| c.verdict == Verdict::Error) {
+                s += &format!(
+                    "{} (variant {}): {} ERROR: {}: {}\n",
+                    f.file,
+                    v.variant.as_ref().map_or("", |x| x.0.as_str()),
+                    c.field,
+                    c.what,
+                    c.reason.clone().unwrap_or_default()
+                );
+            }
+        }
         for c in &f.checks {
             if c.verdict.unexpected() {
                 let extra = match (&c.verdict, &c.reason) {

@@ -19,7 +19,9 @@ use dropless_sim::{derive_seed, SimResult};
 use crate::expr::{eval, fmt_num, Env, Expr, Value};
 use crate::functions;
 use crate::measure::Run;
-use crate::spec::{self, interpolation_pieces, Expect, Judge, Kind, Measure, Piece, Scale, Spec};
+use crate::spec::{
+    self, interpolation_pieces, Expect, Judge, Kind, Measure, Piece, Scale, Spec, Variant,
+};
 
 /// How one expectation came out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -201,9 +203,22 @@ pub struct FileResult {
     /// Expectations not judged at this scale (`full_only`): label and
     /// reason.
     pub skipped: Vec<(String, String)>,
+    /// `Some` for a variant's result: its name, then its settings in words.
+    pub variant: Option<(String, String)>,
+    /// The file's `[[variant]]` results, reported beside its own checks and
+    /// not judged (only an error in one fails the command).
+    pub variants: Vec<FileResult>,
 }
 
 impl FileResult {
+    /// Whether one of its variants could not be evaluated (a variant's
+    /// misses are reported, not judged; its errors fail the command).
+    pub fn variant_error(&self) -> bool {
+        self.variants
+            .iter()
+            .any(|v| v.checks.iter().any(|c| c.verdict == Verdict::Error))
+    }
+
     /// Whether a check compares a measurement with the paper (not only
     /// identity checks).
     pub fn measures_something(&self) -> bool {
@@ -354,7 +369,9 @@ pub struct Outcome {
 impl Outcome {
     /// Whether anything came out other than declared.
     pub fn unexpected(&self) -> bool {
-        self.files.iter().any(|f| f.verdict().unexpected())
+        self.files
+            .iter()
+            .any(|f| f.verdict().unexpected() || f.variant_error())
     }
 }
 
@@ -444,6 +461,18 @@ pub fn verify(opts: &Options) -> Result<Outcome, String> {
             .unwrap_or(usize::MAX)
     };
     reported.sort_by_key(|&i| order_of(&specs[i]));
+    // Each [[variant]] is its file again with the variant's settings: a
+    // spec of its own, run and judged like the file, reported beside it.
+    for i in 0..specs.len() {
+        for v in specs[i].variants.clone() {
+            let mut c = specs[i].clone();
+            c.variants.clear();
+            // The file's plots are drawn once, from its own runs.
+            c.plots.clear();
+            c.variant = Some(v);
+            specs.push(c);
+        }
+    }
     let order = import_order(&specs)?;
 
     // Build every scenario before running anything.
@@ -451,6 +480,20 @@ pub fn verify(opts: &Options) -> Result<Outcome, String> {
     let mut file_points = Vec::new();
     for (fi, s) in specs.iter().enumerate() {
         let pts = points(s, opts.scale);
+        let mut applies = Vec::with_capacity(pts.len());
+        if let Some(v) = &s.variant {
+            for (pt, _) in &pts {
+                applies.push(variant_applies(s, v, pt)?);
+            }
+            if !applies.iter().any(|&a| a) {
+                return Err(format!(
+                    "{}: variant[{}].when: matches no grid point at {} scale: the variant changes nothing",
+                    s.file,
+                    v.index,
+                    opts.scale.name()
+                ));
+            }
+        }
         for (pi, (pt, sets)) in pts.iter().enumerate() {
             for member in 0..=s.seeds {
                 let mut all: Vec<String> = Vec::new();
@@ -458,6 +501,9 @@ pub fn verify(opts: &Options) -> Result<Outcome, String> {
                     all.extend(s.ci_sets.iter().cloned());
                 }
                 all.extend(sets.iter().cloned());
+                if let Some(v) = s.variant.as_ref().filter(|_| applies[pi]) {
+                    all.extend(v.sets.iter().cloned());
+                }
                 if member > 0 {
                     all.extend(s.ensemble_sets.iter().cloned());
                 }
@@ -471,11 +517,14 @@ pub fn verify(opts: &Options) -> Result<Outcome, String> {
                     continue;
                 }
                 let mut sc = dropless_scenario::from_str(&s.text, &s.file, &all).map_err(|e| {
-                    if pt.is_empty() {
-                        e.to_string()
-                    } else {
-                        format!("{e} (grid point {})", point_label(pt))
+                    let mut m = e.to_string();
+                    if !pt.is_empty() {
+                        m += &format!(" (grid point {})", point_label(pt));
                     }
+                    if let Some(v) = &s.variant {
+                        m += &format!(" (variant[{}] \"{}\")", v.index, v.name);
+                    }
+                    m
                 })?;
                 if member > 0 {
                     sc.config.seed = derive_seed(sc.config.seed, member as u64);
@@ -504,10 +553,7 @@ pub fn verify(opts: &Options) -> Result<Outcome, String> {
             .imports
             .iter()
             .map(|(n, p)| {
-                let canon = std::fs::canonicalize(p).unwrap_or(p.clone());
-                let j = specs
-                    .iter()
-                    .position(|x| std::fs::canonicalize(&x.path).unwrap_or(x.path.clone()) == canon)
+                let j = spec_of(&specs, p, s.variant.as_ref().map(|v| v.name.as_str()))
                     .expect("imports were loaded");
                 (
                     n.clone(),
@@ -535,10 +581,16 @@ pub fn verify(opts: &Options) -> Result<Outcome, String> {
             &imports,
         ));
     }
-    let files = reported
-        .into_iter()
-        .map(|i| results[i].take().expect("judged").0)
-        .collect();
+    let mut files = Vec::new();
+    for i in reported {
+        let mut f = results[i].take().expect("judged").0;
+        for (j, v) in specs.iter().enumerate() {
+            if v.variant.is_some() && v.path == specs[i].path {
+                f.variants.push(results[j].take().expect("judged").0);
+            }
+        }
+        files.push(f);
+    }
     Ok(Outcome {
         files,
         scale: opts.scale,
@@ -546,18 +598,65 @@ pub fn verify(opts: &Options) -> Result<Outcome, String> {
     })
 }
 
+/// The spec of file `path` in variant `variant`: that variant of the file
+/// if it declares one of the name, else the file itself (an importer's
+/// variant reads its import's variant of the same name where there is one).
+fn spec_of(specs: &[Spec], path: &Path, variant: Option<&str>) -> Option<usize> {
+    let canon = std::fs::canonicalize(path).unwrap_or(path.to_path_buf());
+    let same = |s: &Spec| std::fs::canonicalize(&s.path).unwrap_or(s.path.clone()) == canon;
+    variant
+        .and_then(|n| {
+            specs
+                .iter()
+                .position(|s| same(s) && s.variant.as_ref().is_some_and(|v| v.name == n))
+        })
+        .or_else(|| specs.iter().position(|s| same(s) && s.variant.is_none()))
+}
+
+/// Whether variant `v` applies at grid point `pt` (its `when`, evaluated
+/// over the point's axis values and the file's `[vars]`).
+fn variant_applies(s: &Spec, v: &Variant, pt: &[(String, Value)]) -> Result<bool, String> {
+    struct AxisEnv<'a> {
+        pt: &'a [(String, Value)],
+        vars: &'a [(String, Value)],
+    }
+    impl Env for AxisEnv<'_> {
+        fn name(&self, n: &str) -> Option<Result<Value, String>> {
+            self.pt
+                .iter()
+                .chain(self.vars)
+                .find(|(k, _)| k == n)
+                .map(|(_, v)| Ok(v.clone()))
+        }
+        fn call(
+            &self,
+            _: &str,
+            _: &[Value],
+            _: &[(String, Value)],
+        ) -> Option<Result<Value, String>> {
+            None
+        }
+    }
+    let Some((text, w)) = &v.when else {
+        return Ok(true);
+    };
+    eval(w, &AxisEnv { pt, vars: &s.vars })
+        .and_then(|x| x.truth())
+        .map_err(|e| {
+            format!(
+                "{}: variant[{}].when: \"{text}\": {e} (it may name the grid's axes and [vars] only)",
+                s.file, v.index
+            )
+        })
+}
+
 /// Files in an order where every import comes before its importer.
 fn import_order(specs: &[Spec]) -> Result<Vec<usize>, String> {
-    let canon: Vec<PathBuf> = specs
-        .iter()
-        .map(|s| std::fs::canonicalize(&s.path).unwrap_or(s.path.clone()))
-        .collect();
     let mut state = vec![0u8; specs.len()];
     let mut out = Vec::new();
     fn visit(
         i: usize,
         specs: &[Spec],
-        canon: &[PathBuf],
         state: &mut [u8],
         out: &mut Vec<usize>,
     ) -> Result<(), String> {
@@ -572,10 +671,10 @@ fn import_order(specs: &[Spec]) -> Result<Vec<usize>, String> {
             _ => {}
         }
         state[i] = 1;
+        let variant = specs[i].variant.as_ref().map(|v| v.name.as_str());
         for (_, p) in &specs[i].imports {
-            let c = std::fs::canonicalize(p).unwrap_or(p.clone());
-            if let Some(j) = canon.iter().position(|x| *x == c) {
-                visit(j, specs, canon, state, out)?;
+            if let Some(j) = spec_of(specs, p, variant) {
+                visit(j, specs, state, out)?;
             }
         }
         state[i] = 2;
@@ -583,7 +682,7 @@ fn import_order(specs: &[Spec]) -> Result<Vec<usize>, String> {
         Ok(())
     }
     for i in 0..specs.len() {
-        visit(i, specs, &canon, &mut state, &mut out)?;
+        visit(i, specs, &mut state, &mut out)?;
     }
     Ok(out)
 }
@@ -1342,6 +1441,9 @@ fn judge_file(
             }
         }
     };
+    // A variant's checks are reported beside the file's, not judged: its
+    // known misses are not held to the file's records (nor recorded).
+    let records = !update_records && s.variant.is_none();
     let mut skipped = Vec::new();
     for e in &s.expects {
         if let (Scale::Ci, Some(why)) = (scale, &e.full_only) {
@@ -1363,7 +1465,7 @@ fn judge_file(
             .collect();
         // An ensemble-judged expectation's deterministic run is judged
         // plainly (no record): its verdict is reported, not decisive.
-        let det_records = !update_records && e.ensemble_share.is_none();
+        let det_records = records && e.ensemble_share.is_none();
         let mut main_checks = Vec::new();
         for (label, env) in &contexts[0] {
             match when_holds(e, *env) {
@@ -1422,12 +1524,13 @@ fn judge_file(
                     judged: e.ensemble_share.is_some(),
                 });
                 if let Some(bar) = e.ensemble_share {
-                    ensemble_verdict(e, c, bar, (held, s.seeds), failed, scale, !update_records);
+                    ensemble_verdict(e, c, bar, (held, s.seeds), failed, scale, records);
                 }
             }
         }
         if e.known_miss.is_some()
             && update_records
+            && s.variant.is_none()
             && main_checks
                 .iter()
                 .all(|c| c.verdict == Verdict::KnownMiss && c.measured_value.is_some())
@@ -1573,6 +1676,19 @@ fn judge_file(
         wall_s: runs.iter().map(|d| d.wall_s).sum(),
         updates,
         skipped,
+        variant: s.variant.as_ref().map(|v| {
+            let mut how = v
+                .sets
+                .iter()
+                .map(|x| format!("`{x}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            if let Some((w, _)) = &v.when {
+                how += &format!(" where `{w}`");
+            }
+            (v.name.clone(), how)
+        }),
+        variants: Vec::new(),
     };
     (fr, record)
 }

@@ -20,6 +20,7 @@ pub const TABLES: &[&str] = &[
     "aggregates",
     "grid",
     "ensemble",
+    "variant",
     "expect",
     "table",
     "plot",
@@ -191,6 +192,22 @@ pub struct Measure {
     pub body: Expr,
 }
 
+/// A `[[variant]]`: the experiment again with other settings, its checks
+/// reported beside the file's own and not judged (docs/verify.md).
+#[derive(Clone, Debug)]
+pub struct Variant {
+    /// Index among the file's `[[variant]]` entries.
+    pub index: usize,
+    /// Name in reports.
+    pub name: String,
+    /// `--set` overrides, applied after the grid point's.
+    pub sets: Vec<String>,
+    /// Grid points it applies to (an expression of the axes and `[vars]`),
+    /// with its text; `None`: every point. Elsewhere the point runs as in
+    /// the file.
+    pub when: Option<(String, Expr)>,
+}
+
 /// A checked experiment file.
 #[derive(Clone, Debug)]
 pub struct Spec {
@@ -233,6 +250,10 @@ pub struct Spec {
     /// `[verify] model = true`: the file evaluates models only and
     /// simulates nothing (no scenario tables, no run functions).
     pub model: bool,
+    /// The file's `[[variant]]` entries.
+    pub variants: Vec<Variant>,
+    /// `Some`: this spec is that variant of the file (made by the runner).
+    pub variant: Option<Variant>,
 }
 
 /// Names every run context defines.
@@ -723,6 +744,80 @@ pub fn load(path: &Path, scale: Scale) -> Result<Option<Spec>, String> {
         }
     }
 
+    let mut variants: Vec<Variant> = Vec::new();
+    if let Some(v) = root.get("variant") {
+        let arr = match v {
+            T::Array(a) if !a.is_empty() => a,
+            _ => {
+                return Err(c.err(
+                    "variant",
+                    "expected [[variant]] entries (name, set, optional when)",
+                ))
+            }
+        };
+        if model {
+            return Err(c.err("variant", "a model-only experiment (verify.model = true) has no scenario for a variant to change"));
+        }
+        for (i, t) in arr.iter().enumerate() {
+            let at = format!("variant[{i}].");
+            let t = t.as_table().ok_or_else(|| {
+                c.err(
+                    &format!("variant[{i}]"),
+                    "expected a table (name, set, optional when)",
+                )
+            })?;
+            check_keys(&c, t, &["name", "set", "when"], &at)?;
+            let name = str_of(&c, t, "name", &at)?
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .ok_or_else(|| {
+                    c.err(
+                        &format!("{at}name"),
+                        "missing: a short name for the report, like \"ns-2 pacer\"",
+                    )
+                })?
+                .to_string();
+            if variants.iter().any(|v| v.name == name) {
+                return Err(c.err(
+                    &format!("{at}name"),
+                    format!("variant \"{name}\" is named twice"),
+                ));
+            }
+            let sets = match t.get("set") {
+                None => Vec::new(),
+                Some(x) => sets_of(&c, x, &format!("{at}set"))?,
+            };
+            if sets.is_empty() {
+                return Err(c.err(
+                    &format!("{at}set"),
+                    "missing: the --set keys and values the variant changes, like { \"flows[*].params.pacer\" = 1 }",
+                ));
+            }
+            let when = match t.get("when") {
+                None => None,
+                Some(T::String(w)) => Some((
+                    w.clone(),
+                    parse(w).map_err(|e| c.err(&format!("{at}when"), format!("\"{w}\": {e}")))?,
+                )),
+                Some(x) => {
+                    return Err(c.err(
+                        &format!("{at}when"),
+                        format!(
+                            "expected an expression of the grid's axes (a string), found {}",
+                            x.type_str()
+                        ),
+                    ))
+                }
+            };
+            variants.push(Variant {
+                index: i,
+                name,
+                sets,
+                when,
+            });
+        }
+    }
+
     let mut expects = Vec::new();
     let arr = match root.get("expect") {
         Some(T::Array(a)) if !a.is_empty() => a,
@@ -1029,6 +1124,8 @@ pub fn load(path: &Path, scale: Scale) -> Result<Option<Spec>, String> {
         tables,
         plots,
         model,
+        variants,
+        variant: None,
     };
     if model {
         if !spec.ci_sets.is_empty() {
