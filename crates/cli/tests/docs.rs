@@ -14,7 +14,7 @@ fn repo() -> PathBuf {
 fn pages() -> Vec<PathBuf> {
     let root = repo();
     let mut out = vec![root.join("README.md")];
-    for dir in ["docs", "docs/reports"] {
+    for dir in ["docs", "docs/reports", "docs/reports/pacers"] {
         let mut v: Vec<PathBuf> = std::fs::read_dir(root.join(dir))
             .unwrap()
             .map(|e| e.unwrap().path())
