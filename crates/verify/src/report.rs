@@ -260,18 +260,7 @@ pub fn markdown(
             s += &format!("\n{n}\n");
         }
         for t in &f.tables {
-            s += &format!(
-                "\n{}\n\n| {} |\n|{}\n",
-                t.title,
-                t.header.join(" | "),
-                "---|".repeat(t.header.len())
-            );
-            for r in &t.rows {
-                s += &format!(
-                    "| {} |\n",
-                    r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
-                );
-            }
+            s += &table_md(t, &t.title);
         }
         for pl in &f.plots {
             match &pl.error {
@@ -392,19 +381,24 @@ fn variant_block(f: &crate::run::FileResult, v: &crate::run::FileResult) -> Stri
         }
     }
     for t in &v.tables {
+        s += &table_md(t, &format!("{} (variant \"{}\")", t.title, cell(&name)));
+    }
+    s
+}
+
+/// A report table under its title.
+fn table_md(t: &crate::run::TableOut, title: &str) -> String {
+    let mut s = format!(
+        "\n{}\n\n| {} |\n|{}\n",
+        title,
+        t.header.join(" | "),
+        "---|".repeat(t.header.len())
+    );
+    for r in &t.rows {
         s += &format!(
-            "\n{} (variant \"{}\")\n\n| {} |\n|{}\n",
-            t.title,
-            cell(&name),
-            t.header.join(" | "),
-            "---|".repeat(t.header.len())
+            "| {} |\n",
+            r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
         );
-        for r in &t.rows {
-            s += &format!(
-                "| {} |\n",
-                r.iter().map(|c| cell(c)).collect::<Vec<_>>().join(" | ")
-            );
-        }
     }
     s
 }
