@@ -24,25 +24,43 @@ class SweepResult:
     """What :func:`sweep` returns.
 
     Attributes:
-        results: the results table (results.parquet) as a DataFrame.
-        out: the output directory (results.csv, results.parquet, grid.toml).
+        results: the results table (results.parquet) as a DataFrame, made on
+            first use (so that ``dropless sweep --ray`` never imports pandas).
+        rows: the number of rows of that table.
+        out: the output directory (results.csv, results.parquet, grid.toml
+            and scenario.toml; ``dropless.sweep(out + "/grid.toml")`` runs it again).
         runs: the number of runs.
         wall_s: the wall time of the runs, seconds.
         backend: "local" or "ray".
     """
 
     def __init__(self, table, out: str, runs: int, wall_s: float, backend: str, kind: str):
-        self.results = frame(table, kind)
+        self._table = table
+        self._kind = kind
+        self._results = None
+        self.rows = len(table[0][2]) // _width(table[0][1]) if table else 0
         self.out = out
         self.runs = runs
         self.wall_s = wall_s
         self.backend = backend
+
+    @property
+    def results(self):
+        if self._results is None:
+            self._results = frame(self._table, self._kind)
+            self._table = None
+        return self._results
 
     def __repr__(self) -> str:
         return (
             f"<dropless.SweepResult {self.runs} runs on {self.backend} in {self.wall_s:.1f} s, "
             f"out={self.out!r}>"
         )
+
+
+def _width(dtype: str) -> int:
+    """Bytes per value of a column of the extension's table (strings: a list)."""
+    return 1 if dtype == "str" else int(dtype[1:])
 
 
 def _load(grid):
@@ -126,6 +144,17 @@ def _reachable(address: str, timeout: float = 5.0):
         raise InputError(f"address {address!r}: no Ray cluster answers there ({e.strerror or e})") from None
 
 
+def _token_mode():
+    """A cluster's token given (RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH) means
+    token authentication: Ray's client sends the token only when
+    RAY_AUTH_MODE=token, and otherwise retries for minutes with
+    InvalidAuthToken warnings. An explicit RAY_AUTH_MODE is left alone."""
+    if "RAY_AUTH_MODE" not in os.environ and (
+        os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH")
+    ):
+        os.environ["RAY_AUTH_MODE"] = "token"
+
+
 def _ray_init(address: Optional[str]):
     try:
         import ray
@@ -141,6 +170,7 @@ def _ray_init(address: Optional[str]):
         return ray, False
     if address:
         _reachable(address)
+        _token_mode()
     try:
         if address:
             ray.init(address=address, logging_level="ERROR", log_to_driver=False)
