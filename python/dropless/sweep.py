@@ -156,6 +156,8 @@ def _token_mode():
 
 
 def _ray_init(address: Optional[str]):
+    if address and address != "auto" and "ray" not in __import__("sys").modules:
+        _token_mode()  # before Ray is imported: it reads RAY_AUTH_MODE once
     try:
         import ray
     except ImportError:
@@ -170,19 +172,64 @@ def _ray_init(address: Optional[str]):
         return ray, False
     if address:
         _reachable(address)
-        _token_mode()
-    try:
-        if address:
+    if not address:
+        ray.init(include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+        return ray, True
+    # Ray's C++ client writes a warning a second to the process's stderr while
+    # a cluster refuses it (about 20 s): held back, and told as one line.
+    with _held_stderr() as held:
+        try:
             ray.init(address=address, logging_level="ERROR", log_to_driver=False)
-        else:
-            ray.init(include_dashboard=False, logging_level="ERROR", log_to_driver=False)
-    except Exception as e:  # Ray raises ConnectionError, ValueError, RuntimeError ... by case
-        msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            failure = None
+        except Exception as e:  # Ray raises ConnectionError, ValueError, RuntimeError ... by case
+            failure = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    said = held.text()
+    if failure is None:
+        if said:
+            __import__("sys").stderr.write(said)
+        return ray, True
+    if "InvalidAuthToken" in said or "InvalidAuthToken" in failure:
+        has = os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH")
         raise InputError(
-            f"address {address!r}: cannot connect to a Ray cluster: {msg} (a cluster with token "
-            "authentication, the default since Ray 2.59, also needs its token: RAY_AUTH_TOKEN)"
+            f"address {address!r}: the cluster requires token authentication and refused "
+            + ("the token in RAY_AUTH_TOKEN/RAY_AUTH_TOKEN_PATH" if has else "this client, which has no token")
+            + "; set RAY_AUTH_TOKEN to the token `ray get-auth-token` prints on the head"
         ) from None
-    return ray, True
+    raise InputError(
+        f"address {address!r}: cannot connect to a Ray cluster: {failure} (a cluster with token "
+        "authentication also needs its token: RAY_AUTH_TOKEN)"
+    ) from None
+
+
+class _held_stderr:
+    """File descriptor 2 redirected into a temporary file while in the block
+    (Ray's C++ code writes there directly); ``text()`` is what was written."""
+
+    def __enter__(self):
+        import sys
+        import tempfile
+
+        self._file = tempfile.TemporaryFile(mode="w+b")
+        self._saved = None
+        try:
+            sys.stderr.flush()
+            self._saved = os.dup(2)
+            os.dup2(self._file.fileno(), 2)
+        except (OSError, ValueError):  # no fd 2 (some embedded interpreters)
+            self._saved = None
+        return self
+
+    def __exit__(self, *exc):
+        if self._saved is not None:
+            os.dup2(self._saved, 2)
+            os.close(self._saved)
+        return False
+
+    def text(self) -> str:
+        self._file.seek(0)
+        data = self._file.read().decode("utf-8", "replace")
+        self._file.close()
+        return data
 
 
 def _chunks(n: int, cpus: int) -> List[List[int]]:
