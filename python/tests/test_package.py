@@ -91,9 +91,19 @@ def test_plot(tmp_path):
     import matplotlib
 
     matplotlib.use("Agg")
-    fig = dropless.run(QS, {"duration": "6s"}).plot()
+    r = dropless.run(QS, {"duration": "8s"})
+    fig = r.plot()
     fig.savefig(tmp_path / "p.png")
     assert (tmp_path / "p.png").stat().st_size > 10_000
+    # Issue 37: flow 1 starts at 5 s; it is not drawn at zero before then.
+    start = r.summary["flows"][1]["start_s"]
+    assert start > 0
+    for line in fig.axes[0].get_lines():
+        if line.get_label() == "flow 1":
+            assert min(line.get_xdata()) >= start, min(line.get_xdata())
+            break
+    else:
+        raise AssertionError("no line for flow 1")
 
 
 def test_check_and_list_controllers():
