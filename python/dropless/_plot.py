@@ -24,8 +24,16 @@ def overview(result, axes=None):
         ("cwnd_pkts", 1.0, "window (packets)"),
         ("rtt_s", 1e3, "RTT (ms)"),
     ]
+    # A flow is drawn from its start to its end only: the samples outside
+    # them are placeholders (goodput 0, the initial window), not a flow at zero.
+    span = {}
+    for fl in result.summary.get("flows", []):
+        end = fl.get("end_s")
+        span[fl.get("id")] = (fl.get("start_s") or 0.0, float("inf") if end is None else end)
     for a, (col, scale, label) in zip(ax, panels):
         for f, g in flows.groupby("flow"):
+            lo, hi = span.get(int(f), (0.0, float("inf")))
+            g = g[(g["t_s"] >= lo) & (g["t_s"] <= hi)]
             a.plot(g["t_s"], g[col] * scale, lw=0.8, label=f"flow {f}")
         a.set_ylabel(label)
     for l, g in links.groupby("link"):

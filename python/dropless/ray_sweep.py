@@ -51,7 +51,7 @@ def main(argv=None) -> int:
         except ImportError:
             pass
     print(f"{s.runs} runs in {s.wall_s:.2f} s wall on Ray")
-    print(f"wrote {s.out}/ (results.csv, results.parquet, grid.toml; {len(s.results)} rows)")
+    print(f"wrote {s.out}/ (results.csv, results.parquet, grid.toml, scenario.toml; {s.rows} rows)")
     return 0
 
 

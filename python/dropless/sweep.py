@@ -24,25 +24,43 @@ class SweepResult:
     """What :func:`sweep` returns.
 
     Attributes:
-        results: the results table (results.parquet) as a DataFrame.
-        out: the output directory (results.csv, results.parquet, grid.toml).
+        results: the results table (results.parquet) as a DataFrame, made on
+            first use (so that ``dropless sweep --ray`` never imports pandas).
+        rows: the number of rows of that table.
+        out: the output directory (results.csv, results.parquet, grid.toml
+            and scenario.toml; ``dropless.sweep(out + "/grid.toml")`` runs it again).
         runs: the number of runs.
         wall_s: the wall time of the runs, seconds.
         backend: "local" or "ray".
     """
 
     def __init__(self, table, out: str, runs: int, wall_s: float, backend: str, kind: str):
-        self.results = frame(table, kind)
+        self._table = table
+        self._kind = kind
+        self._results = None
+        self.rows = len(table[0][2]) // _width(table[0][1]) if table else 0
         self.out = out
         self.runs = runs
         self.wall_s = wall_s
         self.backend = backend
+
+    @property
+    def results(self):
+        if self._results is None:
+            self._results = frame(self._table, self._kind)
+            self._table = None
+        return self._results
 
     def __repr__(self) -> str:
         return (
             f"<dropless.SweepResult {self.runs} runs on {self.backend} in {self.wall_s:.1f} s, "
             f"out={self.out!r}>"
         )
+
+
+def _width(dtype: str) -> int:
+    """Bytes per value of a column of the extension's table (strings: a list)."""
+    return 1 if dtype == "str" else int(dtype[1:])
 
 
 def _load(grid):
@@ -126,7 +144,20 @@ def _reachable(address: str, timeout: float = 5.0):
         raise InputError(f"address {address!r}: no Ray cluster answers there ({e.strerror or e})") from None
 
 
+def _token_mode():
+    """A cluster's token given (RAY_AUTH_TOKEN or RAY_AUTH_TOKEN_PATH) means
+    token authentication: Ray's client sends the token only when
+    RAY_AUTH_MODE=token, and otherwise retries for minutes with
+    InvalidAuthToken warnings. An explicit RAY_AUTH_MODE is left alone."""
+    if "RAY_AUTH_MODE" not in os.environ and (
+        os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH")
+    ):
+        os.environ["RAY_AUTH_MODE"] = "token"
+
+
 def _ray_init(address: Optional[str]):
+    if address and address != "auto" and "ray" not in __import__("sys").modules:
+        _token_mode()  # before Ray is imported: it reads RAY_AUTH_MODE once
     try:
         import ray
     except ImportError:
@@ -141,18 +172,64 @@ def _ray_init(address: Optional[str]):
         return ray, False
     if address:
         _reachable(address)
-    try:
-        if address:
+    if not address:
+        ray.init(include_dashboard=False, logging_level="ERROR", log_to_driver=False)
+        return ray, True
+    # Ray's C++ client writes a warning a second to the process's stderr while
+    # a cluster refuses it (about 20 s): held back, and told as one line.
+    with _held_stderr() as held:
+        try:
             ray.init(address=address, logging_level="ERROR", log_to_driver=False)
-        else:
-            ray.init(include_dashboard=False, logging_level="ERROR", log_to_driver=False)
-    except Exception as e:  # Ray raises ConnectionError, ValueError, RuntimeError ... by case
-        msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            failure = None
+        except Exception as e:  # Ray raises ConnectionError, ValueError, RuntimeError ... by case
+            failure = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    said = held.text()
+    if failure is None:
+        if said:
+            __import__("sys").stderr.write(said)
+        return ray, True
+    if "InvalidAuthToken" in said or "InvalidAuthToken" in failure:
+        has = os.environ.get("RAY_AUTH_TOKEN") or os.environ.get("RAY_AUTH_TOKEN_PATH")
         raise InputError(
-            f"address {address!r}: cannot connect to a Ray cluster: {msg} (a cluster with token "
-            "authentication, the default since Ray 2.59, also needs its token: RAY_AUTH_TOKEN)"
+            f"address {address!r}: the cluster requires token authentication and refused "
+            + ("the token in RAY_AUTH_TOKEN/RAY_AUTH_TOKEN_PATH" if has else "this client, which has no token")
+            + "; set RAY_AUTH_TOKEN to the token `ray get-auth-token` prints on the head"
         ) from None
-    return ray, True
+    raise InputError(
+        f"address {address!r}: cannot connect to a Ray cluster: {failure} (a cluster with token "
+        "authentication also needs its token: RAY_AUTH_TOKEN)"
+    ) from None
+
+
+class _held_stderr:
+    """File descriptor 2 redirected into a temporary file while in the block
+    (Ray's C++ code writes there directly); ``text()`` is what was written."""
+
+    def __enter__(self):
+        import sys
+        import tempfile
+
+        self._file = tempfile.TemporaryFile(mode="w+b")
+        self._saved = None
+        try:
+            sys.stderr.flush()
+            self._saved = os.dup(2)
+            os.dup2(self._file.fileno(), 2)
+        except (OSError, ValueError):  # no fd 2 (some embedded interpreters)
+            self._saved = None
+        return self
+
+    def __exit__(self, *exc):
+        if self._saved is not None:
+            os.dup2(self._saved, 2)
+            os.close(self._saved)
+        return False
+
+    def text(self) -> str:
+        self._file.seek(0)
+        data = self._file.read().decode("utf-8", "replace")
+        self._file.close()
+        return data
 
 
 def _chunks(n: int, cpus: int) -> List[List[int]]:

@@ -91,9 +91,19 @@ def test_plot(tmp_path):
     import matplotlib
 
     matplotlib.use("Agg")
-    fig = dropless.run(QS, {"duration": "6s"}).plot()
+    r = dropless.run(QS, {"duration": "8s"})
+    fig = r.plot()
     fig.savefig(tmp_path / "p.png")
     assert (tmp_path / "p.png").stat().st_size > 10_000
+    # Issue 37: flow 1 starts at 5 s; it is not drawn at zero before then.
+    start = r.summary["flows"][1]["start_s"]
+    assert start > 0
+    for line in fig.axes[0].get_lines():
+        if line.get_label() == "flow 1":
+            assert min(line.get_xdata()) >= start, min(line.get_xdata())
+            break
+    else:
+        raise AssertionError("no line for flow 1")
 
 
 def test_check_and_list_controllers():
@@ -276,3 +286,26 @@ def test_an_unwritable_sweep_output_is_refused_before_any_run(tmp_path):
     with pytest.raises(dropless.RunError, match="cannot write|Not a directory"):
         dropless.sweep({"scenario": QS, "set": {"duration": ["3600s"]}}, out=blocker / "out",
                        progress=False)
+
+
+def test_a_grid_dicts_scenario_is_relative_to_the_current_directory(tmp_path):
+    """Issue 37: the error speaks of the current directory, not of a grid file the dict does not have."""
+    with pytest.raises(
+        dropless.InputError,
+        match=r'^the grid dict: scenario: found "no/such\.toml" \(".*no/such\.toml"\), which is not a '
+        r"readable file; expected a path relative to the current directory$",
+    ):
+        dropless.sweep({"scenario": "no/such.toml"}, out=tmp_path / "o", progress=False)
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_saved_grid_runs_again(tmp_path, monkeypatch):
+    """Issue 37: OUT/grid.toml of a sweep (here from a dict, whose scenario path is
+    relative to the directory it ran in) runs again from elsewhere, to the same bytes."""
+    first = dropless.sweep({"scenario": QS, "repeats": 2, "set": {"duration": ["6s"]}},
+                           out=tmp_path / "first", progress=False)
+    assert first.rows == len(first.results) == 2 * 2
+    monkeypatch.chdir(tmp_path)
+    again = dropless.sweep("first/grid.toml", out="again", progress=False)
+    for f in ("results.csv", "results.parquet", "grid.toml", "scenario.toml"):
+        assert (tmp_path / "first" / f).read_bytes() == (tmp_path / "again" / f).read_bytes(), f

@@ -252,10 +252,17 @@ impl Sweep {
         sweep::Grid::load(path).map(Sweep)
     }
 
-    /// A grid given as TOML text: `label` names it in messages, and its
-    /// scenario path is relative to `base`.
+    /// A grid given as TOML text (a grid without a file, such as Python's
+    /// grid dict): `label` names it in messages, and its scenario path is
+    /// relative to `base`, which messages call "the current directory".
     pub fn from_text(text: &str, label: &str, base: &Path) -> Result<Sweep, Failure> {
-        sweep::Grid::from_text(text.to_string(), label.to_string(), base).map(Sweep)
+        sweep::Grid::from_text(
+            text.to_string(),
+            label.to_string(),
+            base,
+            "the current directory",
+        )
+        .map(Sweep)
     }
 
     /// Number of runs.

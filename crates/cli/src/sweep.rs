@@ -37,7 +37,9 @@ Output (in DIR, default out/sweep-NAME where NAME is the grid file's stem):
   results.csv, results.parquet   one row per run per flow: run, repeat, seed,
                                  one column per [set] key, flow results, the
                                  run's bottleneck utilization and Jain index
-  grid.toml                      the grid file as given
+  grid.toml, scenario.toml       the grid file as given, its scenario path
+                                 naming the copy of the scenario beside it:
+                                 dropless sweep DIR/grid.toml runs it again
 DIR is built in a temporary sibling and renamed into place when every run is
 done; an existing DIR is replaced only with --force (or if it is the default
 out/sweep-NAME) and only if it holds a results.csv.
@@ -156,12 +158,23 @@ impl Grid {
         }
         let text = std::fs::read_to_string(path)
             .map_err(|e| Failure::Input(format!("{file}: cannot read the grid file: {e}")))?;
-        Grid::from_text(text, file, path.parent().unwrap_or(Path::new("")))
+        Grid::from_text(
+            text,
+            file,
+            path.parent().unwrap_or(Path::new("")),
+            "the grid file",
+        )
     }
 
     /// A grid from its text: `file` names it in messages; its scenario path
-    /// is relative to `base`.
-    pub(crate) fn from_text(text: String, file: String, base: &Path) -> Result<Grid, Failure> {
+    /// is relative to `base`, which messages call `base_name` ("the grid
+    /// file", or "the current directory" for a grid that has no file).
+    pub(crate) fn from_text(
+        text: String,
+        file: String,
+        base: &Path,
+        base_name: &str,
+    ) -> Result<Grid, Failure> {
         let root: Table = text.parse().map_err(|e: toml::de::Error| {
             Failure::Input(format!(
                 "{file}: not valid TOML: {}",
@@ -178,8 +191,8 @@ impl Grid {
                 ));
             }
         }
-        let scenario = match root.get("scenario") {
-            Some(Value::String(s)) if !s.trim().is_empty() => base.join(s),
+        let (given, scenario) = match root.get("scenario") {
+            Some(Value::String(s)) if !s.trim().is_empty() => (s.clone(), base.join(s)),
             Some(v) => {
                 return Err(bad(
                     &file,
@@ -191,7 +204,7 @@ impl Grid {
                 return Err(bad(
                     &file,
                     "scenario",
-                    "missing; expected scenario = \"path/to/scenario.toml\" (relative to the grid file)",
+                    format!("missing; expected scenario = \"path/to/scenario.toml\" (relative to {base_name})"),
                 ))
             }
         };
@@ -199,10 +212,16 @@ impl Grid {
             return Err(bad(
                 &file,
                 "scenario",
-                format!(
-                    "found \"{}\", which is not a readable file; expected a path relative to the grid file",
-                    scenario.display()
-                ),
+                if Path::new(&given) == scenario {
+                    format!(
+                        "found \"{given}\", which is not a readable file; expected a path relative to {base_name}"
+                    )
+                } else {
+                    format!(
+                        "found \"{given}\" (\"{}\"), which is not a readable file; expected a path relative to {base_name}",
+                        scenario.display()
+                    )
+                },
             ));
         }
         // Read (and check) the scenario once: every run parses this text.
@@ -848,7 +867,29 @@ pub(crate) fn default_dir(grid: &Path) -> PathBuf {
     Path::new("out").join(format!("sweep-{stem}"))
 }
 
-/// Writes results.csv, results.parquet and grid.toml into `dir`: built in a
+/// The file name of the scenario's copy saved beside a sweep's results.
+pub(crate) const SAVED_SCENARIO: &str = "scenario.toml";
+
+impl Grid {
+    /// The grid as saved beside its results (DIR/grid.toml): the text as
+    /// given, comments kept, with `scenario` naming the scenario's copy
+    /// saved beside it ([`SAVED_SCENARIO`]), so that `dropless sweep
+    /// DIR/grid.toml` runs the same sweep again from any directory.
+    fn saved_text(&self) -> String {
+        let Ok(mut doc) = self.text.parse::<toml_edit::DocumentMut>() else {
+            return self.text.clone(); // not reached: from_text parsed it
+        };
+        if let Some(v) = doc.get_mut("scenario").and_then(|i| i.as_value_mut()) {
+            let decor = v.decor().clone();
+            *v = SAVED_SCENARIO.into();
+            *v.decor_mut() = decor;
+        }
+        doc.to_string()
+    }
+}
+
+/// Writes results.csv, results.parquet, grid.toml and scenario.toml (see
+/// [`Grid::saved_text`]) into `dir`: built in a
 /// temporary sibling and renamed into place, so a failure leaves nothing
 /// under the final name. Returns the results table.
 pub(crate) fn write_results(
@@ -866,7 +907,12 @@ pub(crate) fn write_results(
     let written = write_csv(&tmp.join("results.csv"), &cols)
         .and_then(|()| write_parquet(&tmp.join("results.parquet"), &cols))
         .and_then(|()| {
-            std::fs::write(tmp.join("grid.toml"), &g.text).map_err(|e| format!("grid.toml: {e}"))
+            std::fs::write(tmp.join("grid.toml"), g.saved_text())
+                .map_err(|e| format!("grid.toml: {e}"))
+        })
+        .and_then(|()| {
+            std::fs::write(tmp.join(SAVED_SCENARIO), &g.scenario_text)
+                .map_err(|e| format!("{SAVED_SCENARIO}: {e}"))
         });
     if let Err(e) = written {
         let _ = std::fs::remove_dir_all(&tmp);

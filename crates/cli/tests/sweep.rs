@@ -161,6 +161,50 @@ fn two_by_two_grid_runs_and_is_independent_of_jobs() {
     assert!(forced.status.success(), "{}", text(&forced.stderr));
 }
 
+/// Issue 37: a sweep's saved grid (DIR/grid.toml) runs again as it is, from
+/// another directory, to the same bytes: its scenario path names the copy of
+/// the scenario saved beside it, and the grid's comments are kept.
+#[test]
+fn a_saved_grid_runs_again_from_its_output_directory() {
+    let s = Scratch::new("saved");
+    setup(
+        s.path(),
+        &format!("# the buffers\nrepeats = 2\n{GRID}").replace(
+            "scenario = \"scen/tiny.toml\"",
+            "scenario = \"scen/tiny.toml\" # beside the grid",
+        ),
+    );
+    let first = dropless(s.path(), &["sweep", "grid.toml", "--out", "first", "-q"]);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let saved = std::fs::read_to_string(s.path().join("first/grid.toml")).unwrap();
+    assert!(
+        saved.contains("scenario = \"scenario.toml\" # beside the grid"),
+        "{saved}"
+    );
+    assert!(saved.starts_with("# the buffers"), "{saved}");
+    assert_eq!(
+        std::fs::read_to_string(s.path().join("first/scenario.toml")).unwrap(),
+        SCENARIO
+    );
+    // From the scenario's own directory, where the original relative path
+    // would not resolve.
+    let again = dropless(
+        &s.path().join("scen"),
+        &["sweep", "../first/grid.toml", "--out", "../again", "-q"],
+    );
+    assert!(again.status.success(), "{}", text(&again.stderr));
+    for f in [
+        "results.csv",
+        "results.parquet",
+        "grid.toml",
+        "scenario.toml",
+    ] {
+        let a = std::fs::read(s.path().join("first").join(f)).unwrap();
+        let b = std::fs::read(s.path().join("again").join(f)).unwrap();
+        assert!(a == b, "{f} differs between the sweep and its re-run");
+    }
+}
+
 #[test]
 fn repeats_get_distinct_seeds() {
     let s = Scratch::new("repeats");

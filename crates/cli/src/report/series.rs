@@ -344,6 +344,32 @@ fn times(b: &Binned) -> Value {
     )
 }
 
+/// Most points of the goodput plot: goodput is averaged over at least 1/200
+/// of the run, as the PNG plot draws it (plot.rs), so that the jitter of
+/// single samples does not fill the plot as a dense band.
+pub(super) const GOODPUT_POINTS: usize = 200;
+
+/// Means of `per` consecutive points of each line (empty points skipped; a
+/// group with none stays empty), each at the time of the last of its points.
+fn coarsen(x: &[f64], lines: &[Vec<Option<f64>>], per: usize) -> (Vec<f64>, Vec<Vec<Option<f64>>>) {
+    let xs = x.chunks(per).map(|c| c[c.len() - 1]).collect();
+    let ys = lines
+        .iter()
+        .map(|v| {
+            v.chunks(per)
+                .map(|c| {
+                    let (sum, n) = c
+                        .iter()
+                        .flatten()
+                        .fold((0.0, 0u32), |(s, n), y| (s + y, n + 1));
+                    (n > 0).then(|| sum / f64::from(n))
+                })
+                .collect()
+        })
+        .collect();
+    (xs, ys)
+}
+
 /// A note on binning when buckets hold more than one sample.
 fn binning_note(what: &str, b: &Binned) -> Option<String> {
     (b.k > 1).then(|| {
@@ -462,19 +488,35 @@ pub(super) fn run_plots(
             }
             notes.extend(binning_note("flow", &b));
             let x = times(&b);
+            let xs: Vec<f64> = b.x.iter().copied().filter(|x| !x.is_nan()).collect();
             for &(m, title, unit, empty) in FLOW_PLOTS {
-                let series: Vec<Value> = labels
+                let shown: Vec<(&String, Vec<Option<f64>>)> = labels
                     .iter()
                     .enumerate()
                     .take(MAX_SERIES)
                     .map(|(g, l)| (l, b.line(m, g)))
                     .filter(|(_, v)| v.iter().any(Option::is_some))
-                    .map(|(l, v)| json!({"label": l, "values": values(&v)}))
                     .collect();
-                if series.is_empty() {
+                if shown.is_empty() {
                     notes.push(format!("No {} plot: {empty}.", title.to_lowercase()));
                     continue;
                 }
+                let per = xs.len().div_ceil(GOODPUT_POINTS).max(1);
+                let (x, shown) = if FLOW_METRICS[m].col == "goodput_bps" && per > 1 {
+                    let lines: Vec<Vec<Option<f64>>> = shown.iter().map(|(_, v)| v.clone()).collect();
+                    let (cx, cy) = coarsen(&xs, &lines, per);
+                    notes.push(format!(
+                        "The goodput plot shows means over {per} consecutive points (at most {GOODPUT_POINTS} per line), as the PNG plot does."
+                    ));
+                    let cx = Value::Array(cx.iter().map(|x| json!((x * 1e9).round() / 1e9)).collect());
+                    (cx, shown.iter().map(|(l, _)| *l).zip(cy).collect())
+                } else {
+                    (x.clone(), shown)
+                };
+                let series: Vec<Value> = shown
+                    .iter()
+                    .map(|(l, v)| json!({"label": l, "values": values(v)}))
+                    .collect();
                 plots.push(json!({
                     "id": FLOW_METRICS[m].col,
                     "title": title,
@@ -568,6 +610,47 @@ pub(super) fn run_plots(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 37: the goodput plot is averaged to at most GOODPUT_POINTS
+    /// points (as the PNG), the window plot keeps its samples.
+    #[test]
+    fn goodput_is_averaged_as_the_png_plot() {
+        let d = std::env::temp_dir().join(format!("dropless-report-gp-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        let mut csv =
+            String::from("t_s,flow,goodput_bps,cwnd_pkts,pacing_bps,rtt_s,in_flight_pkts\n");
+        // 1,000 samples alternating 0 and 2 Mb/s: a band if drawn raw.
+        for i in 1..=1000 {
+            csv += &format!(
+                "{},0,{},{},,0.01,1\n",
+                i as f64 * 0.01,
+                (i % 2) * 2_000_000,
+                i
+            );
+        }
+        std::fs::write(d.join("flows.csv"), csv).unwrap();
+        let flows = vec![json!({"id": 0, "start_s": 0.0})];
+        let (plots, notes) = run_plots(&d, &flows, &[], 0.01, 10.0).unwrap();
+        let gp = plots.iter().find(|p| p["id"] == "goodput_bps").unwrap();
+        let cw = plots.iter().find(|p| p["id"] == "cwnd_pkts").unwrap();
+        let n = gp["x"].as_array().unwrap().len();
+        assert!((GOODPUT_POINTS / 2..=GOODPUT_POINTS).contains(&n), "{n}");
+        assert_eq!(cw["x"].as_array().unwrap().len(), 1000);
+        for v in gp["series"][0]["values"].as_array().unwrap() {
+            let v = v.as_f64().unwrap();
+            // Five consecutive samples of 0 and 2 Mb/s: 0.8 or 1.2, never 0 or 2.
+            assert!(
+                (v - 0.8).abs() < 1e-9 || (v - 1.2).abs() < 1e-9,
+                "a mean of five samples: {v}"
+            );
+        }
+        assert!(
+            notes.iter().any(|n| n.contains("means over 5 consecutive")),
+            "{notes:?}"
+        );
+        std::fs::remove_dir_all(&d).unwrap();
+    }
 
     #[test]
     fn long_series_are_binned() {
