@@ -1463,7 +1463,18 @@ impl Sender {
 
         let new_ce = ack.ce_count.saturating_sub(self.stats.ce_marks);
         self.stats.ce_marks = self.stats.ce_marks.max(ack.ce_count);
-        let newly_lost = self.detect_losses(now, acked, new_ce);
+        // RFC 3168 §6.1.2: at most one reduction per window of data. A CE
+        // echo for a packet sent before the last reduction (below its
+        // recovery point) belongs to the window already answered, even on
+        // the ACK that completes that window, and starts no new event (as
+        // in Linux, whose receiver stops echoing once it sees the CWR flag
+        // of the first packet sent after the reduction).
+        let ce_new_window = if ack.echo_seq >= self.recovery_point {
+            new_ce
+        } else {
+            0
+        };
+        let newly_lost = self.detect_losses(now, acked, ce_new_window);
 
         let was_probe = echo.is_some_and(|p| p.flags.contains(PacketFlags::ACK_REQUEST))
             || ack.echo_flags.contains(PacketFlags::ACK_REQUEST);
