@@ -25,12 +25,16 @@ enum Call {
     Timer(Time),
 }
 
+/// One congestion event: its cause, the window before and after it, and
+/// the controller's alpha before it (NaN if it has none).
+type Cut = (CongestionCause, f64, f64, f64);
+
 /// Forwards every call to the controller and records it, with the window
 /// before and after each congestion event.
 struct Recorder {
     inner: Box<dyn Controller>,
     log: Arc<Mutex<Vec<Call>>>,
-    cuts: Arc<Mutex<Vec<(CongestionCause, f64, f64, f64)>>>,
+    cuts: Arc<Mutex<Vec<Cut>>>,
 }
 
 fn cwnd(c: &dyn Controller) -> f64 {
@@ -118,10 +122,10 @@ fn ack(cum: u64, ts: Time, ce: u64) -> AckPacket {
 }
 
 struct Run {
-    cuts: Vec<(CongestionCause, f64, f64, f64)>,
+    cuts: Vec<Cut>,
     log: Vec<Call>,
-    /// Packets sent before the first mark's window ended (its recovery
-    /// point) and the window's marks.
+    /// Marked packets acknowledged in the first event's window (below its
+    /// recovery point).
     marked_in_first: u64,
 }
 
