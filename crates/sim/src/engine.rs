@@ -107,8 +107,8 @@ pub(crate) struct SimPacket {
     pub data: DataPacket,
 }
 
-/// A link's CoDel, PIE or step-marking queue, with the sojourn times of the
-/// packets it let into the buffer.
+/// A link's queue discipline, with the sojourn times of the packets it let
+/// into the buffer (kept for CoDel, PIE and step marking).
 pub(crate) struct AqmState {
     pub kind: Aqm,
     /// Largest packet of the run, bytes (PIE's MTU).
@@ -122,6 +122,7 @@ pub(crate) struct AqmState {
 
 /// The disciplines that decide at arrival from the lazily kept queue.
 pub(crate) enum Aqm {
+    Red(Red),
     Codel(Codel),
     Pie(Pie),
     Step(StepMark),
@@ -131,15 +132,25 @@ impl AqmState {
     /// Early drops and CE marks so far.
     pub fn drops_marks(&self) -> (u64, u64) {
         match &self.kind {
+            Aqm::Red(r) => (r.early_drops + r.forced_drops, r.marks),
             Aqm::Codel(c) => (c.drops, c.marks),
             Aqm::Pie(p) => (p.drops, p.marks),
             Aqm::Step(s) => (s.drops, s.marks),
         }
     }
 
-    /// Mean sojourn of the packets queued, seconds (NaN before any).
-    pub fn mean_sojourn_s(&self) -> f64 {
-        self.sojourn_sum / self.queued as f64 / 1e9
+    /// Mean sojourn of the packets queued, seconds (NaN before any); `None`
+    /// for RED.
+    pub fn mean_sojourn_s(&self) -> Option<f64> {
+        (!matches!(self.kind, Aqm::Red(_))).then(|| self.sojourn_sum / self.queued as f64 / 1e9)
+    }
+
+    /// RED's state, if the discipline is RED.
+    pub fn red(&self) -> Option<&Red> {
+        match &self.kind {
+            Aqm::Red(r) => Some(r),
+            _ => None,
+        }
     }
 }
 
@@ -159,9 +170,9 @@ pub(crate) struct Link {
     pub loss: f64,
     /// Random loss or a queue discipline: arrivals take the slow path.
     pub slow_in: bool,
-    /// RED, if the link runs it.
-    pub red: Option<Box<Red>>,
-    /// CoDel, PIE or step marking, if the link runs one.
+    /// The queue discipline (RED, CoDel, PIE, step marking), if the link
+    /// runs one (one field for all: a drop-tail link stays as small as it
+    /// was, which case A of `dropless bench` measures).
     pub aqm: Option<Box<AqmState>>,
     /// The explicit price the link computes and marks, if any.
     pub price: Option<Box<RcpPrice>>,
@@ -212,7 +223,6 @@ impl Link {
             limit_bytes,
             loss,
             slow_in: loss > 0.0,
-            red: None,
             aqm: None,
             price: None,
             channels: None,
@@ -696,7 +706,7 @@ impl Simulation {
                 }
                 QueueKind::Red(rc) => {
                     let pps = l.rate_bps / (8.0 * wire as f64);
-                    link.red = Some(Box::new(Red::new(
+                    link.aqm = aqm(Aqm::Red(Red::new(
                         rc,
                         pps,
                         derive_seed(cfg.seed, RED_STREAM + i as u64),
@@ -1100,12 +1110,14 @@ impl Simulation {
                 p.data.ecn = Ecn::Ect0;
             }
         }
-        if link.red.is_some() {
+        if let Some(Aqm::Red(_)) = link.aqm.as_deref().map(|a| &a.kind) {
             link.advance(now);
             let idle = (link.busy_until <= now).then_some(link.busy_until);
             let q = link.waiting();
             let ect = matches!(p.data.ecn, Ecn::Ect0 | Ecn::Ect1);
-            let red = link.red.as_deref_mut().expect("checked");
+            let Some(Aqm::Red(red)) = link.aqm.as_deref_mut().map(|a| &mut a.kind) else {
+                unreachable!("checked")
+            };
             match red.on_arrival(now, q, idle, ect) {
                 RedVerdict::Enqueue => {}
                 RedVerdict::Mark => p.data.ecn = Ecn::Ce,
@@ -1118,7 +1130,11 @@ impl Simulation {
             }
         }
         let link = &mut self.links[l];
-        if link.aqm.is_some() {
+        if link
+            .aqm
+            .as_deref()
+            .is_some_and(|a| !matches!(a.kind, Aqm::Red(_)))
+        {
             link.advance(now);
             let idle = link.busy_until <= now;
             let waiting = link.waiting();
@@ -1136,6 +1152,7 @@ impl Simulation {
                 Aqm::Codel(c) => c.on_dequeue(now, start, q_bytes, p.wire, ect),
                 Aqm::Pie(pie) => pie.on_arrival(now, busy_until, q_bytes, a.mtu, ect),
                 Aqm::Step(s) => s.on_arrival(waiting, ect),
+                Aqm::Red(_) => unreachable!("RED decided above"),
             };
             match verdict {
                 RedVerdict::Enqueue => {}
@@ -1549,14 +1566,10 @@ impl Simulation {
             s.queue_pkts.push(link.waiting() as f64);
             s.avg_queue_pkts.push((link.area - area0) / interval as f64);
             s.drops.push(link.drops as f64);
-            let (aqm, marks, avg) = match (&link.red, &link.aqm) {
-                (Some(r), _) => (r.early_drops + r.forced_drops, r.marks, r.avg()),
-                (None, Some(a)) => {
-                    let (d, m) = a.drops_marks();
-                    (d, m, f64::NAN)
-                }
-                (None, None) => (0, 0, f64::NAN),
-            };
+            let (aqm, marks, avg) = link.aqm.as_deref().map_or((0, 0, f64::NAN), |a| {
+                let (d, m) = a.drops_marks();
+                (d, m, a.red().map_or(f64::NAN, |r| r.avg()))
+            });
             s.aqm_drops.push(aqm as f64);
             s.marks.push(marks as f64);
             s.departed.push(link.departed_pkts as f64);

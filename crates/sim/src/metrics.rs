@@ -296,11 +296,9 @@ pub(crate) fn collect(sim: &Simulation) -> SimResult {
                 max_queue_pkts: l.max_q,
                 drops: l.drops,
                 random_drops: l.random_drops,
-                aqm_drops: l.red.as_ref().map_or(0, |r| r.early_drops + r.forced_drops)
-                    + l.aqm.as_ref().map_or(0, |a| a.drops_marks().0),
-                marks: l.red.as_ref().map_or(0, |r| r.marks)
-                    + l.aqm.as_ref().map_or(0, |a| a.drops_marks().1),
-                mean_sojourn_s: l.aqm.as_ref().map(|a| a.mean_sojourn_s()),
+                aqm_drops: l.aqm.as_ref().map_or(0, |a| a.drops_marks().0),
+                marks: l.aqm.as_ref().map_or(0, |a| a.drops_marks().1),
+                mean_sojourn_s: l.aqm.as_ref().and_then(|a| a.mean_sojourn_s()),
                 packets: l.departed_pkts,
                 interarrival: l.arrivals.as_ref().map(|a| a.result()),
             }
