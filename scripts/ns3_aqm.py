@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""ns-3's CoDel against dropless's on the same dumbbell (issue 35, item 5).
+"""ns-3's CoDel or PIE against dropless's on the same dumbbell (issue 35, item 5).
 
 Four bulk NewReno flows (starts 0, 0.5, 1, 1.5 s) through a 50 Mb/s link of
 18 ms behind 1 ms access links on each side (RTT 40 ms), the bottleneck's
-queue CoDel (target 5 ms, interval 100 ms) with a 333-packet limit (two BDPs),
+queue CoDel (target 5 ms, interval 100 ms; --queue codel) or PIE (RFC 8033's
+parameters, derandomized; --queue pie) with a 333-packet limit (two BDPs),
 1500-byte IP packets (1448 bytes of payload plus 52 of IP/TCP headers with
 timestamps; dropless: 1460 + 40), drops (no ECN). The bottleneck device's own
 queue holds one packet, so the queue is CoDel's.
@@ -12,13 +13,13 @@ ns-3 runs twice: at its defaults (delayed ACKs, one ACK per two segments, with
 NewReno's congestion avoidance growing per ACK rather than per segment
 acknowledged) and matched (an ACK per segment). Reported over the second half
 of the run: the time-averaged queue (packets and ms), CoDel's drop rate per
-packet offered, the aggregate goodput; and the mean sojourn time of the
+packet offered (drops and marks: no ECN here, so drops), the aggregate goodput; and the mean sojourn time of the
 packets dequeued over the whole run.
 
 Needs the ns3 Python wheel (pip install ns3; ns-3.44) and a release build of
 dropless (cargo build --release). Run from the repository root:
 
-    python3 scripts/ns3_codel.py [--duration 20] [--dropless target/release/dropless]
+    python3 scripts/ns3_aqm.py [--queue codel|pie] [--duration 20] [--dropless target/release/dropless]
 
 It prints a Markdown table. Not part of CI (.ci/run does not need ns-3).
 """
@@ -32,10 +33,11 @@ import sys
 import tempfile
 
 RATE_BPS = 50e6
+EXPERIMENT = {"codel": "experiments/aqm/codel-sojourn.toml", "pie": "experiments/aqm/pie-delay.toml"}
 WIRE = 1500
 
 
-def ns3_run(duration, del_ack_count):
+def ns3_run(duration, del_ack_count, queue="codel"):
     from ns import ns  # the ns3 wheel
 
     cppyy = ns.cppyy
@@ -90,12 +92,24 @@ void Reset() { sojourn_sum = 0; sojourns = 0; area = 0; last_t = 0; last_q = 0; 
     d.InstallStack(stack)
 
     tch = ns.TrafficControlHelper()
-    tch.SetRootQueueDisc(
-        "ns3::CoDelQueueDisc",
-        "MaxSize", ns.QueueSizeValue(ns.QueueSize("333p")),
-        "Target", ns.StringValue("5ms"),
-        "Interval", ns.StringValue("100ms"),
-    )
+    if queue == "codel":
+        tch.SetRootQueueDisc(
+            "ns3::CoDelQueueDisc",
+            "MaxSize", ns.QueueSizeValue(ns.QueueSize("333p")),
+            "Target", ns.StringValue("5ms"),
+            "Interval", ns.StringValue("100ms"),
+        )
+    else:
+        # RFC 8033's parameters; ns-3's PIE derandomizes only when asked
+        # (dropless always does, as Linux), so it is asked.
+        tch.SetRootQueueDisc(
+            "ns3::PieQueueDisc",
+            "MaxSize", ns.QueueSizeValue(ns.QueueSize("333p")),
+            "QueueDelayReference", ns.TimeValue(ns.MilliSeconds(15)),
+            "Tupdate", ns.TimeValue(ns.MilliSeconds(15)),
+            "MaxBurstAllowance", ns.TimeValue(ns.MilliSeconds(150)),
+            "UseDerandomization", ns.BooleanValue(True),
+        )
     left_router_dev = d.GetLeft().GetDevice(0)
     qdiscs = tch.Install(ns.NetDeviceContainer(left_router_dev))
     d.AssignIpv4Addresses(
@@ -156,10 +170,10 @@ void Half() { half.clear(); for (auto &s : sinks) half.push_back(s->GetTotalRx()
     }
 
 
-def dropless_run(duration, exe):
+def dropless_run(duration, exe, queue="codel"):
     out = tempfile.mkdtemp(prefix="ns3-codel-")
     subprocess.run(
-        [exe, "run", "experiments/aqm/codel-sojourn.toml", "-o", out, "-f",
+        [exe, "run", EXPERIMENT[queue], "-o", out, "-f",
          "--set", f"duration={duration}s"],
         check=True, stdout=subprocess.DEVNULL,
     )
@@ -192,26 +206,29 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--duration", type=float, default=20.0)
     ap.add_argument("--dropless", default="target/release/dropless")
+    ap.add_argument("--queue", choices=["codel", "pie"], default="codel")
     ap.add_argument("--ns3-one", type=int, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.ns3_one is not None:
         # One ns-3 run per process: ns-3's node list outlives Simulator::Destroy.
-        print(json.dumps(ns3_run(a.duration, a.ns3_one)))
+        print(json.dumps(ns3_run(a.duration, a.ns3_one, a.queue)))
         return 0
 
     def ns3(del_ack):
         out = subprocess.run(
-            [sys.executable, __file__, "--duration", str(a.duration), "--ns3-one", str(del_ack)],
+            [sys.executable, __file__, "--duration", str(a.duration), "--queue", a.queue,
+             "--ns3-one", str(del_ack)],
             check=True, capture_output=True, text=True,
         ).stdout
         return json.loads(out.strip().splitlines()[-1])
 
     rows = [
-        ("dropless (ACK per packet)", dropless_run(int(a.duration), a.dropless)),
+        ("dropless (ACK per packet)", dropless_run(int(a.duration), a.dropless, a.queue)),
         ("ns-3 defaults (delayed ACKs)", ns3(2)),
         ("ns-3, ACK per segment", ns3(1)),
     ]
-    print(f"CoDel, 4 NewReno flows, 50 Mb/s, RTT 40 ms, {a.duration:g} s; second half except the sojourn\n")
+    name = {"codel": "CoDel", "pie": "PIE"}[a.queue]
+    print(f"{name}, 4 NewReno flows, 50 Mb/s, RTT 40 ms, {a.duration:g} s; second half except the sojourn\n")
     print("| simulator | mean queue, pkts | queue delay, ms | drop rate per packet | goodput, Mb/s | mean sojourn (whole run), ms |")
     print("|---|---|---|---|---|---|")
     for name, r in rows:
