@@ -12,6 +12,7 @@
 //! | family | `cwnd` | `pacing_rate` | `max_burst` | other hooks |
 //! |---|---|---|---|---|
 //! | window, loss-based (NewReno, HighSpeed, Scalable, BIC, CUBIC) | yes | none (ACK clocked) or cwnd/RTT when paced | none | `on_congestion_event` halves / scales |
+//! | DCTCP (RFC 8257) | yes | none | none | `ecn_ce` in [`AckSample`] for the marked fraction; a CE event cuts by `alpha/2` |
 //! | ACWAP (seed 004) around HighSpeed, Scalable or BIC | the inner window, with `a(w) = 1` near `RTT_max` | cwnd/`R_C` | none | [`acwap::IncreaseOverride`] on the inner controller |
 //! | delay-based (Vegas, FAST) | yes | optional | none | RTT samples in [`AckSample`]; FAST's periodic update is driven by ACK arrivals and time |
 //! | rate-based (TCP-Madison, seed 002) | a cap (or 0 to quiesce) | the computed `S_target` | 1 | [`PacketFlags::ACK_REQUEST`] probes and [`PacketFlags::PAIR`] pairs from [`Controller::on_send`]; `pair_dispersion` in [`AckSample`]; a timer for probe spacing and quiescing |
@@ -32,6 +33,7 @@ pub mod bbr;
 pub mod bic;
 pub mod constant_rate;
 pub mod cubic;
+pub mod dctcp;
 pub mod estimator;
 pub mod fast;
 pub mod fast_start;

@@ -23,6 +23,7 @@ use std::fmt;
 use crate::acwap::{Acwap, AcwapConfig, RttSampling};
 use crate::bic::{Bic, BicConfig};
 use crate::cubic::{Cubic, CubicConfig};
+use crate::dctcp::{Dctcp, DctcpConfig};
 use crate::estimator::Estimated;
 use crate::fast::{Fast, FastConfig};
 use crate::fast_start::FourPhaseConfig;
@@ -172,6 +173,14 @@ static SPECS: &[CcSpec] = &[
         name: "newreno",
         help: "TCP NewReno window rules (RFC 5681 / RFC 6582)",
         params: params!(rto_cwnd = 1.0;),
+    },
+    CcSpec {
+        name: "dctcp",
+        help: "DCTCP (RFC 8257): the window cut by alpha/2 once per window of CE echoes, alpha the moving average of the marked fraction; NewReno otherwise (flows need ecn = true)",
+        params: params!(rto_cwnd = 1.0;
+            "g" = 0.0625, "gain of alpha's moving average, per window of data, in (0,1)";
+            "initial_alpha" = 1.0, "alpha before any window has been observed, in [0,1]";
+        ),
     },
     CcSpec {
         name: "highspeed",
@@ -547,6 +556,15 @@ pub fn build(
 
     let cc: Box<dyn Controller> = match spec.name {
         "newreno" => Box::new(NewReno::new(window)),
+        "dctcp" => Box::new(Dctcp::new(DctcpConfig {
+            window,
+            g: v.fraction("g")?,
+            initial_alpha: v.check(
+                "initial_alpha",
+                |x| (0.0..=1.0).contains(&x),
+                "a fraction in [0, 1]",
+            )?,
+        })),
         "highspeed" => Box::new(HighSpeed::new(window)),
         "scalable" => Box::new(Scalable::new(ScalableConfig {
             window,
@@ -935,6 +953,7 @@ mod tests {
             names,
             [
                 "newreno",
+                "dctcp",
                 "highspeed",
                 "scalable",
                 "bic",

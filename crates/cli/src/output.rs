@@ -117,6 +117,9 @@ pub fn summary(s: &Scenario, r: &SimResult, wall: f64, files: &[String]) -> Valu
             if let Some(ia) = &l.interarrival {
                 v["interarrival"] = json!(ia);
             }
+            if let Some(s) = l.mean_sojourn_s {
+                v["mean_sojourn_s"] = json!(s);
+            }
             v
         })
         .collect();

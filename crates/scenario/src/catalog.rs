@@ -391,6 +391,88 @@ pub const QUEUE_KINDS: &[KindDoc] = &[
         help: "Random Early Detection (Floyd and Jacobson 1993; gentle, adaptive and ECN options) in front of the drop-tail buffer",
         params: RED_PARAMS,
     },
+    KindDoc {
+        name: "codel",
+        help: "CoDel (RFC 8289): drops (or marks) at dequeue once the sojourn time has stayed above codel_target for codel_interval, then at a rate rising as the square root of the drops",
+        params: CODEL_PARAMS,
+    },
+    KindDoc {
+        name: "pie",
+        help: "PIE (RFC 8033): drops (or marks) arrivals with a probability a PI controller updates every pie_t_update to hold the queueing delay near pie_target",
+        params: PIE_PARAMS,
+    },
+    KindDoc {
+        name: "step",
+        help: "DCTCP's step marking (RFC 8257 §3.1): an arrival finding more than step_k packets waiting is marked CE if ECN-capable, dropped if not",
+        params: STEP_PARAMS,
+    },
+];
+
+/// Keys of a link with `queue = "codel"`.
+pub const CODEL_PARAMS: &[KeyDoc] = &[
+    k(
+        "codel_target",
+        "\"5ms\"",
+        "acceptable standing sojourn time, above 0 and below codel_interval",
+    ),
+    k(
+        "codel_interval",
+        "\"100ms\"",
+        "how long the sojourn must stay above target before dropping, and the control law's scale; from 1ns to 10s",
+    ),
+    k(
+        "codel_ecn",
+        "false",
+        "mark ECN-capable packets (flows with ecn = true) instead of dropping them",
+    ),
+];
+
+/// Keys of a link with `queue = "pie"`.
+pub const PIE_PARAMS: &[KeyDoc] = &[
+    k(
+        "pie_target",
+        "\"15ms\"",
+        "target queueing delay (QDELAY_REF), from 1ns to 10s",
+    ),
+    k(
+        "pie_t_update",
+        "\"15ms\"",
+        "period of the probability update (T_UPDATE), from 1ns to 10s",
+    ),
+    k(
+        "pie_alpha",
+        "0.125",
+        "gain on the delay's distance from the target, Hz, in (0, 2]",
+    ),
+    k(
+        "pie_beta",
+        "1.25",
+        "gain on the delay's change, Hz, in (0, 2]",
+    ),
+    k(
+        "pie_max_burst",
+        "\"150ms\"",
+        "burst allowance (MAX_BURST), from 0 to 10s",
+    ),
+    k(
+        "pie_ecn",
+        "false",
+        "mark ECN-capable packets instead of dropping them while the probability is at most 10 %",
+    ),
+];
+
+/// Keys of a link with `queue = "step"`.
+pub const STEP_PARAMS: &[KeyDoc] = &[
+    k(
+        "step_k",
+        "20",
+        "marking threshold K, packets waiting, from 1 to 1000000",
+    ),
+    k(
+        "step_ecn",
+        "true",
+        "mark ECN-capable packets; false: drop every arrival above step_k",
+    ),
 ];
 
 /// Prices a link can compute (`price = "..."`), carried in ADPM marks.

@@ -2,9 +2,12 @@
 //! simulator's configuration.
 
 use dropless_cc::{registry, ConnInfo, Time, MILLISECOND};
+use dropless_sim::codel::CodelConfig;
 use dropless_sim::config::PriceKind;
+use dropless_sim::pie::PieConfig;
 use dropless_sim::rcp_price::RcpConfig;
 use dropless_sim::red::RedConfig;
+use dropless_sim::step_mark::StepConfig;
 use dropless_sim::{
     Buffer, CrossKind, CrossSpec, FlowSpec, LinkSpec, QueueKind, SimConfig, Ties, Topology,
 };
@@ -451,22 +454,82 @@ fn read_link(ctx: &Ctx, t: &Value, path: &str) -> R<RawLink> {
     let buffer = o
         .unit("buffer", units::parse_buffer, None, "1bdp")?
         .expect("present");
-    let queue = match o.choice(
+    let kind = o.choice(
         "queue",
         &catalog::kind_names(catalog::QUEUE_KINDS),
         "a queue discipline",
-    )? {
-        None | Some("droptail") => {
-            for key in key_names(catalog::RED_PARAMS) {
-                if let Some(v) = o.get(key) {
-                    return Err(o.bad(
-                        key,
-                        v,
-                        format!("no {key} without queue = \"red\" ({key} is for RED only)"),
-                    ));
-                }
+    )?;
+    let chosen = kind.unwrap_or("droptail");
+    for q in catalog::QUEUE_KINDS.iter().filter(|q| q.name != chosen) {
+        for key in key_names(q.params) {
+            if let Some(v) = o.get(key) {
+                return Err(o.bad(
+                    key,
+                    v,
+                    format!(
+                        "no {key} without queue = \"{0}\" ({key} is for {0} only)",
+                        q.name
+                    ),
+                ));
             }
-            QueueKind::DropTail
+        }
+    }
+    // A parameter check of the sim crate, `Err((key, allowed))`, as a
+    // one-line error naming the key.
+    let checked = |v: Result<(), (&'static str, String)>| -> R<()> {
+        v.map_err(|(key, want)| match o.get(key) {
+            Some(v) => o.bad(key, v, want),
+            None => ctx.err(&join(path, key), Some("the default".into()), want),
+        })
+    };
+    let queue = match kind {
+        None | Some("droptail") => QueueKind::DropTail,
+        Some("codel") => {
+            let d = CodelConfig::default();
+            let c = CodelConfig {
+                target: o.time("codel_target")?.unwrap_or(d.target),
+                interval: o.time("codel_interval")?.unwrap_or(d.interval),
+                ecn: o.boolean("codel_ecn")?.unwrap_or(d.ecn),
+            };
+            checked(c.validate())?;
+            QueueKind::Codel(c)
+        }
+        Some("pie") => {
+            let d = PieConfig::default();
+            let gain = |key: &str, dflt: f64| -> R<f64> {
+                match o.get(key) {
+                    None => Ok(dflt),
+                    Some(v) => o
+                        .number(key)
+                        .ok_or_else(|| o.bad(key, v, "a number in (0, 2]")),
+                }
+            };
+            let c = PieConfig {
+                target: o.time("pie_target")?.unwrap_or(d.target),
+                t_update: o.time("pie_t_update")?.unwrap_or(d.t_update),
+                alpha: gain("pie_alpha", d.alpha)?,
+                beta: gain("pie_beta", d.beta)?,
+                max_burst: o.time("pie_max_burst")?.unwrap_or(d.max_burst),
+                ecn: o.boolean("pie_ecn")?.unwrap_or(d.ecn),
+            };
+            checked(c.validate())?;
+            QueueKind::Pie(c)
+        }
+        Some("step") => {
+            let d = StepConfig::default();
+            let k = match o.get("step_k") {
+                None => d.k,
+                Some(v) => match o.number("step_k") {
+                    Some(x) if x.fract() == 0.0 && (1.0..=1e6).contains(&x) => x as u64,
+                    _ => return Err(o.bad("step_k", v, "a number of packets from 1 to 1000000")),
+                },
+            };
+            let c = StepConfig {
+                k,
+                ecn: o.boolean("step_ecn")?.unwrap_or(d.ecn),
+            };
+            checked(c.validate())?;
+            QueueKind::Step(c)
         }
         Some("red") => {
             let d = RedConfig::default();

@@ -383,8 +383,83 @@ fn red_keys_need_queue_red_and_ordered_thresholds() {
     let e = red("queue = \"red\"\nred_max_p = 1.5").unwrap_err();
     assert_eq!(e.path, "topology.bottleneck.red_max_p");
     assert_eq!(e.to_string().lines().count(), 1);
-    let e = red("queue = \"codel\"").unwrap_err();
-    assert!(e.expected.contains("red"), "{e}");
+    let e = red("queue = \"fq_codel\"").unwrap_err();
+    assert_eq!(e.path, "topology.bottleneck.queue");
+    for name in ["droptail", "red", "codel", "pie", "step"] {
+        assert!(e.expected.contains(name), "{e}");
+    }
+    assert_eq!(e.to_string().lines().count(), 1);
+}
+
+#[test]
+fn codel_pie_and_step_keys_are_read_and_checked() {
+    let link = |keys: &str| {
+        from_str(
+            &format!(
+                "name = \"t\"\nduration = \"1s\"\n[topology]\nkind = \"dumbbell\"\n[topology.bottleneck]\nrate = \"100Mbps\"\ndelay = \"5ms\"\nbuffer = \"100pkt\"\n{keys}\n[[flows]]\ncc = \"newreno\"\necn = true\n"
+            ),
+            "t.toml",
+            &[],
+        )
+        .map_err(Box::new)
+    };
+    use dropless_cc::MILLISECOND as MS;
+    use dropless_sim::QueueKind;
+    let s = link("queue = \"codel\"\ncodel_target = \"2ms\"\ncodel_ecn = true").unwrap();
+    match s.config.topology.links()[0].queue {
+        QueueKind::Codel(c) => assert_eq!((c.target, c.interval, c.ecn), (2 * MS, 100 * MS, true)),
+        q => panic!("{q:?}"),
+    }
+    assert!(s.simulation().is_ok());
+    let s = link("queue = \"pie\"\npie_target = \"20ms\"\npie_alpha = 0.25").unwrap();
+    match s.config.topology.links()[0].queue {
+        QueueKind::Pie(c) => {
+            assert_eq!(
+                (c.target, c.t_update, c.alpha, c.beta),
+                (20 * MS, 15 * MS, 0.25, 1.25)
+            )
+        }
+        q => panic!("{q:?}"),
+    }
+    let s = link("queue = \"step\"\nstep_k = 65").unwrap();
+    match s.config.topology.links()[0].queue {
+        QueueKind::Step(c) => assert_eq!((c.k, c.ecn), (65, true)),
+        q => panic!("{q:?}"),
+    }
+    // Out of range: a one-line error naming the key.
+    for (keys, key) in [
+        ("queue = \"codel\"\ncodel_target = \"0ms\"", "codel_target"),
+        (
+            "queue = \"codel\"\ncodel_target = \"100ms\"",
+            "codel_target",
+        ),
+        (
+            "queue = \"codel\"\ncodel_interval = \"3ms\"",
+            "codel_target",
+        ),
+        (
+            "queue = \"codel\"\ncodel_interval = \"0s\"",
+            "codel_interval",
+        ),
+        (
+            "queue = \"codel\"\ncodel_interval = \"20s\"",
+            "codel_interval",
+        ),
+        ("queue = \"pie\"\npie_target = \"0ms\"", "pie_target"),
+        ("queue = \"pie\"\npie_target = \"11s\"", "pie_target"),
+        ("queue = \"pie\"\npie_t_update = \"0ms\"", "pie_t_update"),
+        ("queue = \"pie\"\npie_alpha = 0", "pie_alpha"),
+        ("queue = \"pie\"\npie_beta = \"x\"", "pie_beta"),
+        ("queue = \"step\"\nstep_k = 0", "step_k"),
+        ("queue = \"step\"\nstep_k = 2.5", "step_k"),
+        ("codel_target = \"5ms\"", "codel_target"),
+        ("queue = \"red\"\npie_target = \"5ms\"", "pie_target"),
+        ("queue = \"codel\"\nstep_k = 5", "step_k"),
+    ] {
+        let e = link(keys).unwrap_err();
+        assert_eq!(e.path, format!("topology.bottleneck.{key}"), "{keys}: {e}");
+        assert_eq!(e.to_string().lines().count(), 1, "{e}");
+    }
 }
 
 #[test]

@@ -22,6 +22,13 @@ pub enum QueueKind {
     /// Random Early Detection ([`crate::red`]) in front of the drop-tail
     /// buffer.
     Red(crate::red::RedConfig),
+    /// CoDel ([`crate::codel`], RFC 8289) in front of the drop-tail buffer.
+    Codel(crate::codel::CodelConfig),
+    /// PIE ([`crate::pie`], RFC 8033) in front of the drop-tail buffer.
+    Pie(crate::pie::PieConfig),
+    /// DCTCP's step marking ([`crate::step_mark`], RFC 8257 §3.1) in
+    /// front of the drop-tail buffer.
+    Step(crate::step_mark::StepConfig),
 }
 
 /// A price the link computes and carries in ADPM marks (thesis chapter 5).

@@ -23,12 +23,15 @@ use dropless_transport::{AckPacket, DataPacket, Ecn, Receiver, Sender, SenderCon
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+use crate::codel::Codel;
 use crate::config::{Buffer, LinkSpec, QueueKind, SimConfig, Ties, Topology};
 use crate::interarrival::Interarrivals;
 use crate::metrics::{self, FlowSeries, LinkSeries, Series, SimResult};
+use crate::pie::Pie;
 use crate::queue::EventQueue;
 use crate::rcp_price::RcpPrice;
 use crate::red::{Red, Verdict as RedVerdict};
+use crate::step_mark::StepMark;
 use crate::ties::TieCoin;
 use crate::traffic::CrossSource;
 use crate::trunk::Channels;
@@ -104,6 +107,53 @@ pub(crate) struct SimPacket {
     pub data: DataPacket,
 }
 
+/// A link's queue discipline, with the sojourn times of the packets it let
+/// into the buffer (kept for CoDel, PIE and step marking).
+pub(crate) struct AqmState {
+    pub kind: Aqm,
+    /// Largest packet of the run, bytes (PIE's MTU).
+    pub mtu: u32,
+    /// Sum of the sojourn times (arrival to service start) of the packets
+    /// queued, ns.
+    pub sojourn_sum: f64,
+    /// Packets queued.
+    pub queued: u64,
+}
+
+/// The disciplines that decide at arrival from the lazily kept queue.
+pub(crate) enum Aqm {
+    Red(Red),
+    Codel(Codel),
+    Pie(Pie),
+    Step(StepMark),
+}
+
+impl AqmState {
+    /// Early drops and CE marks so far.
+    pub fn drops_marks(&self) -> (u64, u64) {
+        match &self.kind {
+            Aqm::Red(r) => (r.early_drops + r.forced_drops, r.marks),
+            Aqm::Codel(c) => (c.drops, c.marks),
+            Aqm::Pie(p) => (p.drops, p.marks),
+            Aqm::Step(s) => (s.drops, s.marks),
+        }
+    }
+
+    /// Mean sojourn of the packets queued, seconds (NaN before any); `None`
+    /// for RED.
+    pub fn mean_sojourn_s(&self) -> Option<f64> {
+        (!matches!(self.kind, Aqm::Red(_))).then(|| self.sojourn_sum / self.queued as f64 / 1e9)
+    }
+
+    /// RED's state, if the discipline is RED.
+    pub fn red(&self) -> Option<&Red> {
+        match &self.kind {
+            Aqm::Red(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
 /// One accepted packet's service times, kept until it has been transmitted.
 #[derive(Clone, Copy, Debug)]
 struct Service {
@@ -120,8 +170,10 @@ pub(crate) struct Link {
     pub loss: f64,
     /// Random loss or a queue discipline: arrivals take the slow path.
     pub slow_in: bool,
-    /// RED, if the link runs it.
-    pub red: Option<Box<Red>>,
+    /// The queue discipline (RED, CoDel, PIE, step marking), if the link
+    /// runs one (one field for all: a drop-tail link stays as small as it
+    /// was, which case A of `dropless bench` measures).
+    pub aqm: Option<Box<AqmState>>,
     /// The explicit price the link computes and marks, if any.
     pub price: Option<Box<RcpPrice>>,
     /// The channels of a multi-channel link (a DWDM trunk, [`crate::trunk`]);
@@ -171,7 +223,7 @@ impl Link {
             limit_bytes,
             loss,
             slow_in: loss > 0.0,
-            red: None,
+            aqm: None,
             price: None,
             channels: None,
             arrivals: None,
@@ -528,6 +580,8 @@ const ACK_JITTER_STREAM: u64 = 1 << 41;
 const RED_STREAM: u64 = 1 << 42;
 /// Seed streams of the links' tie coins ([`crate::ties`]), one per link.
 const TIE_STREAM: u64 = 1 << 43;
+/// Seed streams of the links' PIE decisions, one per link.
+const PIE_STREAM: u64 = 1 << 44;
 
 /// SplitMix64: derives independent stream seeds from the run seed.
 pub fn derive_seed(seed: u64, stream: u64) -> u64 {
@@ -604,19 +658,55 @@ impl Simulation {
                 // Only the slow path orders ties.
                 link.slow_in = true;
             }
+            // Full-size packets: the largest of the flows' (1500 B
+            // without flows).
+            let wire = cfg
+                .flows
+                .iter()
+                .map(|f| f.wire_size())
+                .max()
+                .unwrap_or(1500);
+            let aqm = |kind| {
+                Some(Box::new(AqmState {
+                    kind,
+                    mtu: wire,
+                    sojourn_sum: 0.0,
+                    queued: 0,
+                }))
+            };
+            let checked = |v: Result<(), (&'static str, String)>| {
+                v.map_err(|(key, want)| err(f(key), format!("must be {want}")))
+            };
+            if !matches!(l.queue, QueueKind::DropTail | QueueKind::Red(_)) && l.ties == Ties::Random
+            {
+                return Err(err(
+                    f("queue"),
+                    "CoDel, PIE and step marking run on links with the departure-first tie rule only",
+                ));
+            }
             match l.queue {
                 QueueKind::DropTail => {}
+                QueueKind::Codel(c) => {
+                    checked(c.validate())?;
+                    link.aqm = aqm(Aqm::Codel(Codel::new(c)));
+                    link.slow_in = true;
+                }
+                QueueKind::Pie(c) => {
+                    checked(c.validate())?;
+                    link.aqm = aqm(Aqm::Pie(Pie::new(
+                        c,
+                        derive_seed(cfg.seed, PIE_STREAM + i as u64),
+                    )));
+                    link.slow_in = true;
+                }
+                QueueKind::Step(c) => {
+                    checked(c.validate())?;
+                    link.aqm = aqm(Aqm::Step(StepMark::new(c)));
+                    link.slow_in = true;
+                }
                 QueueKind::Red(rc) => {
-                    // Full-size packets: the largest of the flows' (1500 B
-                    // without flows).
-                    let wire = cfg
-                        .flows
-                        .iter()
-                        .map(|f| f.wire_size())
-                        .max()
-                        .unwrap_or(1500);
                     let pps = l.rate_bps / (8.0 * wire as f64);
-                    link.red = Some(Box::new(Red::new(
+                    link.aqm = aqm(Aqm::Red(Red::new(
                         rc,
                         pps,
                         derive_seed(cfg.seed, RED_STREAM + i as u64),
@@ -1020,12 +1110,14 @@ impl Simulation {
                 p.data.ecn = Ecn::Ect0;
             }
         }
-        if link.red.is_some() {
+        if let Some(Aqm::Red(_)) = link.aqm.as_deref().map(|a| &a.kind) {
             link.advance(now);
             let idle = (link.busy_until <= now).then_some(link.busy_until);
             let q = link.waiting();
             let ect = matches!(p.data.ecn, Ecn::Ect0 | Ecn::Ect1);
-            let red = link.red.as_deref_mut().expect("checked");
+            let Some(Aqm::Red(red)) = link.aqm.as_deref_mut().map(|a| &mut a.kind) else {
+                unreachable!("checked")
+            };
             match red.on_arrival(now, q, idle, ect) {
                 RedVerdict::Enqueue => {}
                 RedVerdict::Mark => p.data.ecn = Ecn::Ce,
@@ -1036,6 +1128,45 @@ impl Simulation {
                     return false;
                 }
             }
+        }
+        let link = &mut self.links[l];
+        if link
+            .aqm
+            .as_deref()
+            .is_some_and(|a| !matches!(a.kind, Aqm::Red(_)))
+        {
+            link.advance(now);
+            let idle = link.busy_until <= now;
+            let waiting = link.waiting();
+            if !idle
+                && (waiting >= link.limit_pkts || link.q_bytes + p.wire as u64 > link.limit_bytes)
+            {
+                // The buffer is full: Link::accept drops and counts it.
+                return true;
+            }
+            let (busy_until, q_bytes) = (link.busy_until, link.q_bytes);
+            let start = if idle { now } else { busy_until };
+            let ect = matches!(p.data.ecn, Ecn::Ect0 | Ecn::Ect1);
+            let a = link.aqm.as_deref_mut().expect("checked");
+            let verdict = match &mut a.kind {
+                Aqm::Codel(c) => c.on_dequeue(now, start, q_bytes, p.wire, ect),
+                Aqm::Pie(pie) => pie.on_arrival(now, busy_until, q_bytes, a.mtu, ect),
+                Aqm::Step(s) => s.on_arrival(waiting, ect),
+                Aqm::Red(_) => unreachable!("RED decided above"),
+            };
+            match verdict {
+                RedVerdict::Enqueue => {}
+                RedVerdict::Mark => p.data.ecn = Ecn::Ce,
+                RedVerdict::Drop => {
+                    if !p.cross {
+                        self.flows[p.flow as usize].drops += 1;
+                    }
+                    return false;
+                }
+            }
+            let a = self.links[l].aqm.as_deref_mut().expect("checked");
+            a.sojourn_sum += (start - now) as f64;
+            a.queued += 1;
         }
         let link = &mut self.links[l];
         if link.ties.is_some()
@@ -1435,8 +1566,9 @@ impl Simulation {
             s.queue_pkts.push(link.waiting() as f64);
             s.avg_queue_pkts.push((link.area - area0) / interval as f64);
             s.drops.push(link.drops as f64);
-            let (aqm, marks, avg) = link.red.as_ref().map_or((0, 0, f64::NAN), |r| {
-                (r.early_drops + r.forced_drops, r.marks, r.avg())
+            let (aqm, marks, avg) = link.aqm.as_deref().map_or((0, 0, f64::NAN), |a| {
+                let (d, m) = a.drops_marks();
+                (d, m, a.red().map_or(f64::NAN, |r| r.avg()))
             });
             s.aqm_drops.push(aqm as f64);
             s.marks.push(marks as f64);

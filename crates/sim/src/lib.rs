@@ -7,15 +7,18 @@
 
 #![warn(missing_docs)]
 
+pub mod codel;
 pub mod config;
 pub mod engine;
 pub mod interarrival;
 pub mod loss_events;
 pub mod metrics;
 pub mod path_report;
+pub mod pie;
 mod queue;
 pub mod rcp_price;
 pub mod red;
+pub mod step_mark;
 pub mod ties;
 mod traffic;
 pub mod trunk;

@@ -152,8 +152,14 @@ pub struct LinkResult {
     pub drops: u64,
     /// Random (configured) losses.
     pub random_drops: u64,
-    /// Early drops by the queue discipline (RED), forced ones included.
+    /// Early drops by the queue discipline (RED's forced ones included;
+    /// CoDel, PIE, step marking).
     pub aqm_drops: u64,
+    /// Mean sojourn time (arrival to service start) of the packets a
+    /// CoDel, PIE or step-marking queue let into its buffer, seconds
+    /// (absent from summary.json for the other disciplines).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean_sojourn_s: Option<f64>,
     /// Packets marked CE by the queue discipline.
     pub marks: u64,
     /// Packets that crossed the link.
@@ -290,8 +296,9 @@ pub(crate) fn collect(sim: &Simulation) -> SimResult {
                 max_queue_pkts: l.max_q,
                 drops: l.drops,
                 random_drops: l.random_drops,
-                aqm_drops: l.red.as_ref().map_or(0, |r| r.early_drops + r.forced_drops),
-                marks: l.red.as_ref().map_or(0, |r| r.marks),
+                aqm_drops: l.aqm.as_ref().map_or(0, |a| a.drops_marks().0),
+                marks: l.aqm.as_ref().map_or(0, |a| a.drops_marks().1),
+                mean_sojourn_s: l.aqm.as_ref().and_then(|a| a.mean_sojourn_s()),
                 packets: l.departed_pkts,
                 interarrival: l.arrivals.as_ref().map(|a| a.result()),
             }

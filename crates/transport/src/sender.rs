@@ -957,7 +957,7 @@ impl Sender {
             // RACK's reordering timer (RFC 8985 §6.3): the window of the
             // oldest passed transmission has run out with no ACK since.
             self.reo_deadline = None;
-            let lost = self.detect_losses(now, 0, 0);
+            let lost = self.detect_losses(now, 0, 0, 0);
             self.rack_carry_lost += lost;
             self.refresh_control();
         }
@@ -1144,16 +1144,30 @@ impl Sender {
             .min(self.rtt.srtt())
     }
 
+    /// RFC 3168 §6.1.2: at most one reduction per window of data. A CE
+    /// echo for a packet (`ce_seq`, the one the ACK echoes) sent before the
+    /// last reduction, below its recovery point, belongs to the window
+    /// already answered, even on the ACK that completes that window, and
+    /// starts no new event (as in Linux, whose receiver stops echoing once
+    /// it sees the CWR flag of the first packet sent after the reduction).
+    /// Out of line: ACKs without new marks pay nothing for it.
+    #[cold]
+    #[inline(never)]
+    fn ce_in_new_window(&self, ce_seq: u64) -> bool {
+        ce_seq >= self.recovery_point
+    }
+
     /// Loss detection after an ACK (or RACK's timer): declares lost the
     /// transmissions that later deliveries have passed (by
     /// [`SenderConfig::dupthresh`], or by time under
     /// [`SenderConfig::rack`]), and starts or extends a congestion event
-    /// for them or for `new_ce` CE marks. `acked`: packets the ACK
+    /// for them or for `new_ce` CE marks (echoed by the ACK of packet
+    /// `ce_seq`). `acked`: packets the ACK
     /// delivered (for PRR). Returns the packets declared lost.
     // (Inlined into `handle_ack`: out of line it cost case A of `dropless
     // bench` 1.9 % more instructions.)
     #[inline(always)]
-    fn detect_losses(&mut self, now: Time, acked: u32, new_ce: u64) -> u32 {
+    fn detect_losses(&mut self, now: Time, acked: u32, new_ce: u64, ce_seq: u64) -> u32 {
         // Loss detection: a transmission is lost once `dupthresh` later
         // transmissions have been delivered (RFC 6675 DupThresh applied in
         // transmission order, which also catches lost retransmissions).
@@ -1220,7 +1234,7 @@ impl Sender {
 
         let cause = if newly_lost > 0 {
             Some(CongestionCause::Loss)
-        } else if new_ce > 0 {
+        } else if new_ce > 0 && self.ce_in_new_window(ce_seq) {
             Some(CongestionCause::Ecn)
         } else {
             None
@@ -1463,7 +1477,7 @@ impl Sender {
 
         let new_ce = ack.ce_count.saturating_sub(self.stats.ce_marks);
         self.stats.ce_marks = self.stats.ce_marks.max(ack.ce_count);
-        let newly_lost = self.detect_losses(now, acked, new_ce);
+        let newly_lost = self.detect_losses(now, acked, new_ce, ack.echo_seq);
 
         let was_probe = echo.is_some_and(|p| p.flags.contains(PacketFlags::ACK_REQUEST))
             || ack.echo_flags.contains(PacketFlags::ACK_REQUEST);
