@@ -1281,6 +1281,200 @@ mod tests {
         assert!(!rx.authenticates(&d[..m]));
     }
 
+    /// Key pairs: a receiver's end and a sender's end (its own key `k`).
+    fn pair_keys(k: u8, allowed: &[u8], psk: Option<u8>) -> (Keys, Keys) {
+        let recv_key = PrivateKey::from_bytes([200; 32]);
+        let allowed = AllowedPeers::new(
+            allowed
+                .iter()
+                .map(|&a| PrivateKey::from_bytes([a; 32]).public())
+                .collect(),
+        );
+        let psk = psk.map(|p| Psk::from_bytes([p; 32]));
+        (
+            Keys::to_peer(
+                PrivateKey::from_bytes([k; 32]),
+                recv_key.public(),
+                psk.clone(),
+            ),
+            Keys::from_peers(recv_key, allowed, psk),
+        )
+    }
+
+    #[test]
+    fn key_pairs_admit_only_the_listed_senders() {
+        let me: SocketAddr = "192.0.2.1:4000".parse().unwrap();
+        let now = 70 * COOKIE_SLOT_NS;
+        for psk in [None, Some(21)] {
+            let (alice, receiver) = pair_keys(1, &[1, 2], psk);
+            let (mallory, _) = pair_keys(3, &[], psk);
+            assert_eq!(
+                receiver.pattern(),
+                if psk.is_some() {
+                    NOISE_PATTERN_IK_PSK
+                } else {
+                    NOISE_PATTERN_IK
+                }
+            );
+            let mut r = Responder::generate().unwrap();
+            // Mallory (a key not listed): a retry no larger than her
+            // datagram, then, with the cookie, nothing at all and no state.
+            let mut m = Initiator::new(&mallory).unwrap();
+            let InitOutcome::Retry(retry) = r.on_init(&receiver, me, m.datagram(), now, &mut |_| 0)
+            else {
+                panic!("a retry first");
+            };
+            assert!(retry.len() <= m.datagram().len());
+            assert!(m.on_retry(&retry));
+            for _ in 0..3 {
+                assert!(matches!(
+                    r.on_init(&receiver, me, m.datagram(), now, &mut |_| 0),
+                    InitOutcome::Dropped
+                ));
+            }
+            assert_eq!(r.remembered(), 0, "no state for a key not listed");
+            assert!(!authentic_init(&receiver, m.datagram()));
+            // Alice (listed): accepted, once; the channel names her key.
+            let mut a = Initiator::new(&alice).unwrap();
+            let InitOutcome::Retry(retry) = r.on_init(&receiver, me, a.datagram(), now, &mut |_| 0)
+            else {
+                panic!("a retry first");
+            };
+            assert!(a.on_retry(&retry));
+            let InitOutcome::Accepted {
+                response, channel, ..
+            } = r.on_init(&receiver, me, a.datagram(), now, &mut |_| 0)
+            else {
+                panic!("alice accepted");
+            };
+            assert_eq!(channel.peer(), alice.public());
+            assert!(matches!(
+                r.on_init(&receiver, me, a.datagram(), now + 1, &mut |_| 0),
+                InitOutcome::Repeated(_)
+            ));
+            let mut tx = a
+                .on_response(&response)
+                .expect("alice's handshake completes");
+            assert_eq!(tx.peer(), receiver.public());
+            // Key confirmation: only alice's sealed datagram confirms.
+            let mut d = [0u8; 64];
+            let n = tx.seal(b"first", &mut d).unwrap();
+            assert!(channel.authenticates(&d[..n]));
+            let mut bad = d;
+            bad[n - 1] ^= 1;
+            assert!(!channel.authenticates(&bad[..n]));
+        }
+    }
+
+    #[test]
+    fn key_pairs_fail_with_the_wrong_receiver_key_or_psk() {
+        let (alice, receiver) = pair_keys(1, &[1], Some(5));
+        // The pre-shared key differs: the first message does not read.
+        let (alice_other_psk, _) = pair_keys(1, &[1], Some(6));
+        assert!(respond(
+            &receiver,
+            Initiator::new(&alice).unwrap().datagram(),
+            &mut |_| 0
+        )
+        .is_some());
+        // (IKpsk2 mixes the PSK in with the response: the first message
+        // reads, the response fails at the sender, nothing completes.)
+        let mut i = Initiator::new(&alice_other_psk).unwrap();
+        if let Some((_, resp, _)) = respond(&receiver, i.datagram(), &mut |_| 0) {
+            assert!(i.on_response(&resp).is_none(), "another PSK completed");
+        }
+        // Without the PSK at all: another pattern, nothing reads.
+        let (alice_no_psk, _) = pair_keys(1, &[1], None);
+        assert!(respond(
+            &receiver,
+            Initiator::new(&alice_no_psk).unwrap().datagram(),
+            &mut |_| 0
+        )
+        .is_none());
+        // A sender that names another receiver's key.
+        let wrong = Keys::to_peer(
+            PrivateKey::from_bytes([1; 32]),
+            PrivateKey::from_bytes([201; 32]).public(),
+            Some(Psk::from_bytes([5; 32])),
+        );
+        assert!(respond(
+            &receiver,
+            Initiator::new(&wrong).unwrap().datagram(),
+            &mut |_| 0
+        )
+        .is_none());
+        // Pre-shared and key-pair ends do not talk.
+        let shared = Keys::shared(Psk::from_bytes([5; 32]));
+        assert!(respond(
+            &receiver,
+            Initiator::new(&shared).unwrap().datagram(),
+            &mut |_| 0
+        )
+        .is_none());
+        assert!(respond(
+            &shared,
+            Initiator::new(&alice).unwrap().datagram(),
+            &mut |_| 0
+        )
+        .is_none());
+        // The largest first message (resume terms) fits the framing.
+        let terms = Terms {
+            hashed: true,
+            resume: Some(FileId {
+                size: 1,
+                hash: [0; 32],
+            }),
+        };
+        let i = Initiator::with_terms(&alice, terms).unwrap();
+        assert!(i.datagram().len() <= MAX_HANDSHAKE_LEN);
+        let (_, _, rx) = respond(&receiver, i.datagram(), &mut |_| 0).unwrap();
+        assert_eq!(rx.terms(), terms);
+    }
+
+    /// Random and mutated first messages of the key-pair handshake (the
+    /// `handshake_ik` fuzz target's input, 20,000 of them): nothing panics
+    /// and nothing but the real message is accepted.
+    #[test]
+    fn random_and_mutated_key_pair_first_messages_open_nothing() {
+        let (alice, receiver) = pair_keys(1, &[1], None);
+        let (mallory, _) = pair_keys(3, &[], None);
+        let real = Initiator::new(&alice).unwrap().datagram().to_vec();
+        let theirs = Initiator::new(&mallory).unwrap().datagram().to_vec();
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            x.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        };
+        for k in 0..20_000u32 {
+            let mut d = if k % 2 == 0 {
+                real.clone()
+            } else {
+                theirs.clone()
+            };
+            match k % 3 {
+                0 => {
+                    for _ in 0..1 + next() % 4 {
+                        let i = (next() as usize) % d.len();
+                        d[i] ^= 1 + (next() % 255) as u8;
+                    }
+                    if d == real {
+                        continue;
+                    }
+                }
+                1 => d.truncate((next() as usize) % d.len()),
+                _ => {
+                    let len = (next() % 300) as usize;
+                    d.resize(len, 0);
+                    d[8.min(len)..].iter_mut().for_each(|b| *b = next() as u8);
+                }
+            }
+            assert!(!authentic_init(&receiver, &d), "datagram {k} was accepted");
+        }
+        assert!(authentic_init(&receiver, &real));
+    }
+
     #[test]
     fn a_resumed_session_agrees_on_the_offset_within_the_file() {
         let psk = Keys::shared(Psk::from_bytes([6; 32]));
