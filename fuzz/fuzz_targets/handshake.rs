@@ -9,7 +9,7 @@ use dropless_udp::secure::{Keys, authentic_init, peek, respond, CookieKey, Initi
 use libfuzzer_sys::fuzz_target;
 
 struct Ends {
-    psk: Psk,
+    psk: Keys,
     cookies: CookieKey,
     init: Initiator,
 }

@@ -12,7 +12,7 @@ use dropless_udp::secure::{Keys, Channel, InitOutcome, Initiator, Psk, Responder
 use libfuzzer_sys::fuzz_target;
 
 struct End {
-    psk: Psk,
+    psk: Keys,
     responder: Responder,
     pending: Channel,
 }
