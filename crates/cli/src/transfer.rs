@@ -35,7 +35,8 @@ Examples:
   dropless recv 127.0.0.1:9000 --check
   dropless send 127.0.0.1:9000 --time 10s --interval 1s --cc cubic
   dropless send 127.0.0.1:9000 --bytes 1GB --json
-  dropless send 127.0.0.1:9000 --time 10s -P 4 --cc pda";
+  dropless send 127.0.0.1:9000 --time 10s -P 4 --cc pda
+  dropless send data.bin 192.0.2.7:9000 --identity send.key --peer-key RECEIVER_PUBLIC_KEY";
 
 pub const RECV_HELP: &str = "\
 Listens on ADDR for one transfer. With --out the data is written to a
@@ -52,6 +53,10 @@ without ending the server. A sender is admitted only once it has shown that
 it receives at its address (a cookie) and, encrypted, that it holds the key;
 each is dropped after --timeout seconds of silence.
 
+With --identity (a private key from `dropless keygen --pair`) and
+--allowed-peers FILE, senders are known by their public keys: only those
+listed in FILE (one per line) are answered.
+
 With --resume (and --out and --key) an interrupted transfer is kept, and
 `send FILE ADDR --resume` continues it from what the receiver holds; the
 whole-file BLAKE3 hash checks the joined result.
@@ -61,7 +66,8 @@ Examples:
   dropless recv 127.0.0.1:9000 --out copy.bin --ack every
   dropless recv 127.0.0.1:9000 --check --json
   dropless recv 0.0.0.0:9000 --discard --keep
-  dropless recv 0.0.0.0:9000 --out copy.bin --key k --resume";
+  dropless recv 0.0.0.0:9000 --out copy.bin --key k --resume
+  dropless recv 0.0.0.0:9000 --out copy.bin --identity recv.key --allowed-peers peers";
 
 /// Authenticated encryption or an explicit plaintext transfer (`send`,
 /// `recv`, `probe`).

@@ -98,8 +98,18 @@
 //!
 //! Why a pre-shared key first: it needs no public-key infrastructure and
 //! one file on both ends, as WireGuard's optional PSK or `ssh` with a shared
-//! key; the Noise pattern gives forward secrecy on top. Static public keys
-//! (Noise IK/KK) would fit the same framing; not built.
+//! key; the Noise pattern gives forward secrecy on top.
+//!
+//! # Key pairs (issue 34)
+//!
+//! With [`Keys::to_peer`] / [`Keys::from_peers`] both ends hold X25519 key
+//! pairs ([`crate::identity`]) and run `Noise_IK_25519_AESGCM_SHA256`
+//! (`Noise_IKpsk2_...` with a pre-shared key as well): `-> e, es, s, ss`
+//! then `<- e, ee, se`. The framing, the cookie in the prologue, the replay
+//! filter and the pending state until key confirmation are the same; the
+//! responder reads the sender's static key from the first message and
+//! drops the message unless the key is in its [`AllowedPeers`], before it
+//! keeps anything or answers.
 
 use std::fmt;
 use std::net::{IpAddr, SocketAddr};
