@@ -5,18 +5,18 @@
 use std::cell::RefCell;
 use std::net::SocketAddr;
 
-use dropless_udp::secure::{authentic_init, peek, respond, CookieKey, Initiator, Psk};
+use dropless_udp::secure::{Keys, authentic_init, peek, respond, CookieKey, Initiator, Psk};
 use libfuzzer_sys::fuzz_target;
 
 struct Ends {
-    psk: Psk,
+    psk: Keys,
     cookies: CookieKey,
     init: Initiator,
 }
 
 thread_local! {
     static ENDS: RefCell<Ends> = RefCell::new({
-        let psk = Psk::from_bytes([9; 32]);
+        let psk = Keys::shared(Psk::from_bytes([9; 32]));
         Ends {
             cookies: CookieKey::generate().unwrap(),
             init: Initiator::new(&psk).unwrap(),

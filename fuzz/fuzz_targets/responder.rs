@@ -8,11 +8,11 @@
 use std::cell::RefCell;
 use std::net::SocketAddr;
 
-use dropless_udp::secure::{Channel, InitOutcome, Initiator, Psk, Responder};
+use dropless_udp::secure::{Keys, Channel, InitOutcome, Initiator, Psk, Responder};
 use libfuzzer_sys::fuzz_target;
 
 struct End {
-    psk: Psk,
+    psk: Keys,
     responder: Responder,
     pending: Channel,
 }
@@ -21,7 +21,7 @@ const NOW: u64 = 1_000_000_000_000;
 
 thread_local! {
     static END: RefCell<End> = RefCell::new({
-        let psk = Psk::from_bytes([9; 32]);
+        let psk = Keys::shared(Psk::from_bytes([9; 32]));
         let src: SocketAddr = "192.0.2.1:9000".parse().unwrap();
         let mut r = Responder::generate().unwrap();
         let mut i = Initiator::new(&psk).unwrap();

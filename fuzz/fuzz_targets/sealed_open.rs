@@ -3,12 +3,12 @@
 #![no_main]
 use std::cell::RefCell;
 
-use dropless_udp::secure::{respond, Channel, Initiator, Psk};
+use dropless_udp::secure::{Keys, respond, Channel, Initiator, Psk};
 use libfuzzer_sys::fuzz_target;
 
 thread_local! {
     static RX: RefCell<Channel> = RefCell::new({
-        let psk = Psk::from_bytes([7; 32]);
+        let psk = Keys::shared(Psk::from_bytes([7; 32]));
         let mut i = Initiator::new(&psk).unwrap();
         let (_, resp, rx) = respond(&psk, i.datagram(), &mut |_| 0).unwrap();
         i.on_response(&resp).unwrap();

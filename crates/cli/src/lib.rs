@@ -113,9 +113,19 @@ enum Command {
     /// Measure a path over UDP (capacity, available bandwidth, maximum burst size, base RTT) with PDA's estimators
     #[command(after_help = probe::PROBE_HELP)]
     Probe(probe::ProbeArgs),
-    /// Write a new random pre-shared key for `send`/`recv`/`probe --key` (file mode 0600)
+    /// Write a new random pre-shared key for `send`/`recv`/`probe --key` (file mode 0600), or with --pair a private key for --identity (its public key printed)
     Keygen {
         /// The key file to create (an existing file is never replaced)
+        file: std::path::PathBuf,
+        /// A key pair: the private key goes to FILE (mode 0600), the public
+        /// key to standard output (for the other end's --peer-key or
+        /// --allowed-peers)
+        #[arg(long)]
+        pair: bool,
+    },
+    /// Print the public key of a private key file (from `dropless keygen --pair`)
+    Pubkey {
+        /// The private key file
         file: std::path::PathBuf,
     },
     /// Emulate a bottleneck link (rate, delay, buffer, loss, ECN) between two TUN devices
@@ -338,7 +348,8 @@ pub fn main() -> ExitCode {
         Command::Bench(a) => bench::bench(&a),
         Command::Emulate(a) => emulate::emulate(&a),
         Command::Probe(a) => probe::probe(&a),
-        Command::Keygen { file } => transfer::keygen(&file),
+        Command::Keygen { file, pair } => transfer::keygen(&file, pair),
+        Command::Pubkey { file } => transfer::pubkey(&file),
         Command::BenchOne(a) => bench::bench_one(&a),
         Command::Sweep(a) => sweep::sweep(&a),
         Command::Verify(a) => verify::verify(&a),

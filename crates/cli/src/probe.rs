@@ -131,7 +131,7 @@ pub fn probe(a: &ProbeArgs) -> Result<(), Failure> {
         mss: a.mss,
         timeout: Duration::from_secs_f64(a.timeout),
         interval: Some(Duration::from_millis(100)),
-        key: a.security.psk()?,
+        key: a.security.keys(crate::transfer::Role::Sender)?,
         ..SendOptions::default()
     };
     let mut intervals: Vec<Interval> = Vec::new();

@@ -8,7 +8,7 @@ use std::time::Duration;
 use dropless_cc::registry;
 use dropless_scenario::units::{self, fmt_rate};
 use dropless_transport::AckPolicy;
-use dropless_udp::secure::Psk;
+use dropless_udp::secure::{AllowedPeers, Keys, PrivateKey, Psk, PublicKey};
 use dropless_udp::{Interval, RecvOptions, SendOptions, Sink, Source, TransferReport};
 
 use crate::Failure;
@@ -35,7 +35,8 @@ Examples:
   dropless recv 127.0.0.1:9000 --check
   dropless send 127.0.0.1:9000 --time 10s --interval 1s --cc cubic
   dropless send 127.0.0.1:9000 --bytes 1GB --json
-  dropless send 127.0.0.1:9000 --time 10s -P 4 --cc pda";
+  dropless send 127.0.0.1:9000 --time 10s -P 4 --cc pda
+  dropless send data.bin 192.0.2.7:9000 --identity send.key --peer-key RECEIVER_PUBLIC_KEY";
 
 pub const RECV_HELP: &str = "\
 Listens on ADDR for one transfer. With --out the data is written to a
@@ -52,6 +53,10 @@ without ending the server. A sender is admitted only once it has shown that
 it receives at its address (a cookie) and, encrypted, that it holds the key;
 each is dropped after --timeout seconds of silence.
 
+With --identity (a private key from `dropless keygen --pair`) and
+--allowed-peers FILE, senders are known by their public keys: only those
+listed in FILE (one per line) are answered.
+
 With --resume (and --out and --key) an interrupted transfer is kept, and
 `send FILE ADDR --resume` continues it from what the receiver holds; the
 whole-file BLAKE3 hash checks the joined result.
@@ -61,7 +66,8 @@ Examples:
   dropless recv 127.0.0.1:9000 --out copy.bin --ack every
   dropless recv 127.0.0.1:9000 --check --json
   dropless recv 0.0.0.0:9000 --discard --keep
-  dropless recv 0.0.0.0:9000 --out copy.bin --key k --resume";
+  dropless recv 0.0.0.0:9000 --out copy.bin --key k --resume
+  dropless recv 0.0.0.0:9000 --out copy.bin --identity recv.key --allowed-peers peers";
 
 /// Authenticated encryption or an explicit plaintext transfer (`send`,
 /// `recv`, `probe`).
@@ -69,38 +75,159 @@ Examples:
 pub struct SecurityArgs {
     /// Pre-shared key file (from `dropless keygen`), the same on both ends:
     /// a Noise handshake, then every datagram authenticated and encrypted
+    /// (with --identity as well: mixed into the key-pair handshake)
     #[arg(long, value_name = "FILE", conflicts_with = "insecure")]
     pub key: Option<PathBuf>,
+    /// Private key file (from `dropless keygen --pair`): both ends are
+    /// authenticated by their key pairs (Noise IK); the sender names the
+    /// receiver with --peer-key, the receiver lists the senders it admits
+    /// with --allowed-peers
+    #[arg(long, value_name = "FILE", conflicts_with = "insecure")]
+    pub identity: Option<PathBuf>,
+    /// send, probe: the receiver's public key (44 base64 characters or 64
+    /// hexadecimal digits, as `dropless keygen --pair` printed it), with
+    /// --identity
+    #[arg(long, value_name = "KEY")]
+    pub peer_key: Option<String>,
+    /// recv: a file of the senders' public keys it admits, one per line
+    /// (blank lines and # comments skipped; a name may follow the key),
+    /// with --identity
+    #[arg(long, value_name = "FILE")]
+    pub allowed_peers: Option<PathBuf>,
     /// Plaintext, without authentication or encryption: anyone on the path
     /// can read, alter, forge or replay the data
     #[arg(long)]
     pub insecure: bool,
 }
 
+/// Which end of a transfer the keys are for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// `send`, `probe`: names the receiver's public key.
+    Sender,
+    /// `recv`: lists the senders it admits.
+    Receiver,
+}
+
 impl SecurityArgs {
-    /// The key, `None` with --insecure; an input error without either.
-    pub fn psk(&self) -> Result<Option<Psk>, Failure> {
-        match (&self.key, self.insecure) {
-            (Some(path), _) => Psk::from_file(path)
-                .map(Some)
-                .map_err(|e| Failure::Input(format!("--key: {e:#}"))),
-            (None, true) => Ok(None),
-            (None, false) => Err(Failure::Input(
-                "transfers are authenticated and encrypted: give --key FILE (make one with \
-                 `dropless keygen FILE` and copy it to the other end), or --insecure for plaintext"
-                    .to_string(),
-            )),
+    /// The keys, `None` with --insecure; an input error (one line, naming
+    /// the flag) without any, or for a flag of the other role.
+    pub fn keys(&self, role: Role) -> Result<Option<Keys>, Failure> {
+        if self.insecure && (self.peer_key.is_some() || self.allowed_peers.is_some()) {
+            let flag = if self.peer_key.is_some() {
+                "--peer-key"
+            } else {
+                "--allowed-peers"
+            };
+            return Err(Failure::Input(format!(
+                "{flag}: not with --insecure (plaintext authenticates nobody)"
+            )));
         }
+        match (role, &self.peer_key, &self.allowed_peers) {
+            (Role::Sender, _, Some(_)) => {
+                return Err(Failure::Input(
+                    "--allowed-peers is for `dropless recv`; a sender names its receiver with \
+                     --peer-key KEY"
+                        .to_string(),
+                ))
+            }
+            (Role::Receiver, Some(_), _) => {
+                return Err(Failure::Input(
+                    "--peer-key is for `dropless send`/`probe`; a receiver lists the senders it \
+                     admits with --allowed-peers FILE"
+                        .to_string(),
+                ))
+            }
+            _ => {}
+        }
+        let psk = match &self.key {
+            Some(path) => {
+                Some(Psk::from_file(path).map_err(|e| Failure::Input(format!("--key: {e:#}")))?)
+            }
+            None => None,
+        };
+        let Some(id) = &self.identity else {
+            if self.peer_key.is_some() || self.allowed_peers.is_some() {
+                let flag = if self.peer_key.is_some() {
+                    "--peer-key"
+                } else {
+                    "--allowed-peers"
+                };
+                return Err(Failure::Input(format!(
+                    "{flag} needs --identity FILE: this end's private key (make one with \
+                     `dropless keygen --pair FILE`)"
+                )));
+            }
+            return match (psk, self.insecure) {
+                (Some(psk), _) => Ok(Some(Keys::shared(psk))),
+                (None, true) => Ok(None),
+                (None, false) => Err(Failure::Input(
+                    "transfers are authenticated and encrypted: give --key FILE (make one with \
+                     `dropless keygen FILE` and copy it to the other end), or --identity FILE \
+                     with key pairs (`dropless keygen --pair FILE`), or --insecure for plaintext"
+                        .to_string(),
+                )),
+            };
+        };
+        let me =
+            PrivateKey::from_file(id).map_err(|e| Failure::Input(format!("--identity: {e:#}")))?;
+        match role {
+            Role::Sender => {
+                let Some(k) = &self.peer_key else {
+                    return Err(Failure::Input(
+                        "--identity needs --peer-key KEY on a sender: the receiver's public key \
+                         (what `dropless keygen --pair` printed on its side)"
+                            .to_string(),
+                    ));
+                };
+                let peer =
+                    PublicKey::parse(k).map_err(|e| Failure::Input(format!("--peer-key: {e}")))?;
+                Ok(Some(Keys::to_peer(me, peer, psk)))
+            }
+            Role::Receiver => {
+                let Some(f) = &self.allowed_peers else {
+                    return Err(Failure::Input(
+                        "--identity needs --allowed-peers FILE on a receiver: the public keys \
+                         of the senders it admits, one per line"
+                            .to_string(),
+                    ));
+                };
+                let allowed = AllowedPeers::from_file(f)
+                    .map_err(|e| Failure::Input(format!("--allowed-peers: {e:#}")))?;
+                Ok(Some(Keys::from_peers(me, allowed, psk)))
+            }
+        }
+    }
+
+    /// Files that hold a key: `--out` must never be one of them.
+    pub fn key_files(&self) -> impl Iterator<Item = (&'static str, &PathBuf)> {
+        [("--key", &self.key), ("--identity", &self.identity)]
+            .into_iter()
+            .filter_map(|(n, p)| p.as_ref().map(|p| (n, p)))
     }
 }
 
-/// `dropless keygen FILE`: a new random pre-shared key, mode 0600.
-pub fn keygen(path: &Path) -> Result<(), Failure> {
-    if path.exists() {
+/// `dropless keygen FILE`: a new random pre-shared key, mode 0600; with
+/// `--pair`, a new private key (mode 0600), its public key printed on
+/// standard output.
+pub fn keygen(path: &Path, pair: bool) -> Result<(), Failure> {
+    if path.symlink_metadata().is_ok() {
         return Err(Failure::Input(format!(
             "{}: exists; a new key goes to a new file",
             path.display()
         )));
+    }
+    if pair {
+        let k = PrivateKey::generate().map_err(|e| Failure::Run(format!("{e:#}")))?;
+        k.write_new_file(path)
+            .map_err(|e| Failure::Run(format!("{e:#}")))?;
+        eprintln!(
+            "wrote a new private key to {} (keep it secret: --identity); its public key, for \
+             the other end's --peer-key or --allowed-peers:",
+            path.display()
+        );
+        println!("{}", k.public());
+        return Ok(());
     }
     let k = Psk::generate().map_err(|e| Failure::Run(format!("{e:#}")))?;
     k.write_new_file(path)
@@ -109,6 +236,13 @@ pub fn keygen(path: &Path) -> Result<(), Failure> {
         "wrote a new key to {} (keep it secret; both ends of a transfer use it with --key)",
         path.display()
     );
+    Ok(())
+}
+
+/// `dropless pubkey FILE`: prints the public key of a private key file.
+pub fn pubkey(path: &Path) -> Result<(), Failure> {
+    let k = PrivateKey::from_file(path).map_err(|e| Failure::Input(format!("{e:#}")))?;
+    println!("{}", k.public());
     Ok(())
 }
 
@@ -401,13 +535,13 @@ pub fn send(a: &SendArgs) -> Result<(), Failure> {
         host_pacing: !a.no_host_pacing,
         resume: a.resume,
         // Read last: the other arguments' errors come first.
-        key: a.security.psk()?,
+        key: a.security.keys(Role::Sender)?,
         ..SendOptions::default()
     };
     if a.resume && opts.key.is_none() {
         return Err(Failure::Input(
-            "--resume needs --key: the handshake carries where to resume, and the whole-file \
-             hash checks the joined result"
+            "--resume needs --key or --identity: the handshake carries where to resume, and \
+             the whole-file hash checks the joined result"
                 .to_string(),
         ));
     }
@@ -753,16 +887,18 @@ fn on_signals() -> Result<dropless_udp::StopFlag, Failure> {
 
 pub fn recv(a: &RecvArgs) -> Result<(), Failure> {
     check_mss(a.mss)?;
-    if let (Some(out), Some(key)) = (&a.out, &a.security.key) {
+    if let Some(out) = &a.out {
         use std::os::unix::fs::MetadataExt;
         let same =
             |x: &std::fs::Metadata, y: &std::fs::Metadata| (x.dev(), x.ino()) == (y.dev(), y.ino());
-        if let (Ok(o), Ok(k)) = (std::fs::metadata(out), std::fs::metadata(key)) {
-            if same(&o, &k) {
-                return Err(Failure::Input(format!(
-                    "--out {} is the --key file: refusing to overwrite the key",
-                    out.display()
-                )));
+        for (flag, key) in a.security.key_files() {
+            if let (Ok(o), Ok(k)) = (std::fs::metadata(out), std::fs::metadata(key)) {
+                if same(&o, &k) {
+                    return Err(Failure::Input(format!(
+                        "--out {} is the {flag} file: refusing to overwrite the key",
+                        out.display()
+                    )));
+                }
             }
         }
     }
@@ -780,7 +916,7 @@ pub fn recv(a: &RecvArgs) -> Result<(), Failure> {
         require_first_packet: a.keep,
         resume: a.resume,
         force: a.force,
-        key: a.security.psk()?,
+        key: a.security.keys(Role::Receiver)?,
         stop: Some(on_signals()?),
         ..RecvOptions::default()
     };
@@ -792,8 +928,8 @@ pub fn recv(a: &RecvArgs) -> Result<(), Failure> {
     };
     if a.resume && opts.key.is_none() {
         return Err(Failure::Input(
-            "--resume needs --key: the handshake carries where to resume, and the whole-file \
-             hash checks the joined result"
+            "--resume needs --key or --identity: the handshake carries where to resume, and \
+             the whole-file hash checks the joined result"
                 .to_string(),
         ));
     }

@@ -724,3 +724,249 @@ fn unsafe_key_files_and_contradictory_flags_are_refused_at_once() {
     assert!(e.contains("mode 0644"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Key-pair mode from the command line: `keygen --pair` and `pubkey`, a
+/// receiver with `--allowed-peers` that refuses a sender not listed and
+/// takes one that is, and every new flag and file refused with one line
+/// naming it.
+#[test]
+fn key_pairs_and_allowed_peers_from_the_command_line() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("dropless-transfer-pairs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = |n: &str| dir.join(n).to_str().unwrap().to_string();
+    let keygen = |name: &str| -> String {
+        let o = Command::new(bin())
+            .args(["keygen", "--pair", &p(name)])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let public = String::from_utf8(o.stdout).unwrap().trim().to_string();
+        assert_eq!(public.len(), 44, "{public}");
+        let mode = std::fs::metadata(p(name)).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+        public
+    };
+    let (recv_pub, alice_pub, mallory_pub) = (keygen("recv"), keygen("alice"), keygen("mallory"));
+    assert_ne!(alice_pub, mallory_pub);
+    // `pubkey` prints the same public key again.
+    let o = Command::new(bin())
+        .args(["pubkey", &p("alice")])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&o.stdout).trim(), alice_pub);
+    // An existing file is never replaced.
+    let before = std::fs::read(p("alice")).unwrap();
+    let o = Command::new(bin())
+        .args(["keygen", "--pair", &p("alice")])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("exists"));
+    assert_eq!(std::fs::read(p("alice")).unwrap(), before);
+    std::fs::write(p("peers"), format!("# who may send\n{alice_pub} alice\n")).unwrap();
+
+    let data: Vec<u8> = (0..500_000u32).map(|i| (i * 7 + i / 251) as u8).collect();
+    std::fs::write(p("data"), &data).unwrap();
+    let port = free_port();
+    let addr = format!("127.0.0.1:{port}");
+    let rx = Command::new(bin())
+        .args(["recv", &addr, "--out", &p("copy"), "--timeout", "20"])
+        .args(["--identity", &p("recv"), "--allowed-peers", &p("peers")])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let send = |who: &str, timeout: &str| {
+        Command::new(bin())
+            .args(["send", &p("data"), &addr, "--timeout", timeout])
+            .args(["--identity", &p(who), "--peer-key", &recv_pub])
+            .output()
+            .unwrap()
+    };
+    let o = send("mallory", "1");
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{e}");
+    assert!(
+        e.contains("--allowed-peers") && e.contains(&mallory_pub),
+        "{e}"
+    );
+    assert!(!dir.join("copy").exists());
+    let o = send("alice", "10");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let r = rx.wait_with_output().unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_eq!(std::fs::read(p("copy")).unwrap(), data);
+
+    // Bad flags and files: exit 2, one line, naming the flag.
+    let bad = |args: &[&str], words: &[&str]| {
+        let o = Command::new(bin())
+            .args(args)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let e = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {e}");
+        assert_eq!(e.trim().lines().count(), 1, "{args:?}: {e}");
+        for w in words {
+            assert!(e.contains(w), "{args:?}: {e} lacks {w}");
+        }
+    };
+    let (id, peers) = (p("recv"), p("peers"));
+    bad(
+        &["recv", "127.0.0.1:0", "--discard", "--identity", &id],
+        &["--identity", "--allowed-peers"],
+    );
+    bad(
+        &["send", "127.0.0.1:9", "--bytes", "1kB", "--identity", &id],
+        &["--identity", "--peer-key"],
+    );
+    bad(
+        &[
+            "send",
+            "127.0.0.1:9",
+            "--bytes",
+            "1kB",
+            "--peer-key",
+            &recv_pub,
+        ],
+        &["--peer-key", "--identity"],
+    );
+    bad(
+        &[
+            "send",
+            "127.0.0.1:9",
+            "--bytes",
+            "1kB",
+            "--identity",
+            &id,
+            "--peer-key",
+            "xyz",
+        ],
+        &["--peer-key", "44 base64"],
+    );
+    bad(
+        &[
+            "send",
+            "127.0.0.1:9",
+            "--bytes",
+            "1kB",
+            "--identity",
+            &id,
+            "--allowed-peers",
+            &peers,
+        ],
+        &["--allowed-peers", "recv"],
+    );
+    bad(
+        &[
+            "recv",
+            "127.0.0.1:0",
+            "--discard",
+            "--identity",
+            &id,
+            "--peer-key",
+            &recv_pub,
+        ],
+        &["--peer-key", "--allowed-peers"],
+    );
+    bad(
+        &[
+            "send",
+            "127.0.0.1:9",
+            "--bytes",
+            "1kB",
+            "--insecure",
+            "--peer-key",
+            &recv_pub,
+        ],
+        &["--peer-key", "--insecure"],
+    );
+    // A pre-shared key file given as --identity, a private key as --key.
+    let psk = p("psk");
+    assert!(Command::new(bin())
+        .args(["keygen", &psk])
+        .output()
+        .unwrap()
+        .status
+        .success());
+    bad(
+        &[
+            "recv",
+            "127.0.0.1:0",
+            "--discard",
+            "--identity",
+            &psk,
+            "--allowed-peers",
+            &peers,
+        ],
+        &["--identity", "pre-shared key"],
+    );
+    bad(
+        &["recv", "127.0.0.1:0", "--discard", "--key", &id],
+        &["--key", "64 hexadecimal"],
+    );
+    // Allowed-peers files: a bad line, no key, writable by others, a FIFO.
+    let list = |name: &str, text: &str, mode: u32| {
+        std::fs::write(p(name), text).unwrap();
+        std::fs::set_permissions(p(name), std::fs::Permissions::from_mode(mode)).unwrap();
+        p(name)
+    };
+    let recv_with = |peers: &str, words: &[&str]| {
+        bad(
+            &[
+                "recv",
+                "127.0.0.1:0",
+                "--discard",
+                "--identity",
+                &id,
+                "--allowed-peers",
+                peers,
+            ],
+            words,
+        )
+    };
+    recv_with(
+        &list("bad-line", &format!("{alice_pub}\nnot a key\n"), 0o644),
+        &["--allowed-peers", "line 2"],
+    );
+    recv_with(
+        &list("empty", "# nobody\n", 0o644),
+        &["--allowed-peers", "no public key"],
+    );
+    recv_with(
+        &list("open", &format!("{alice_pub}\n"), 0o666),
+        &["--allowed-peers", "mode 0666"],
+    );
+    assert!(Command::new("mkfifo")
+        .arg(dir.join("fifo"))
+        .status()
+        .unwrap()
+        .success());
+    recv_with(&p("fifo"), &["--allowed-peers", "FIFO"]);
+    recv_with(&p("missing"), &["--allowed-peers", "missing"]);
+    // A private key open to others.
+    std::fs::set_permissions(p("recv"), std::fs::Permissions::from_mode(0o640)).unwrap();
+    recv_with(&peers, &["--identity", "mode 0640"]);
+    // --out never overwrites the --identity file.
+    std::fs::set_permissions(p("recv"), std::fs::Permissions::from_mode(0o600)).unwrap();
+    bad(
+        &[
+            "recv",
+            "127.0.0.1:0",
+            "--out",
+            &id,
+            "--force",
+            "--identity",
+            &id,
+            "--allowed-peers",
+            &peers,
+        ],
+        &["--out", "--identity file"],
+    );
+    // `pubkey` of a file that is not a private key.
+    bad(&["pubkey", &psk], &["pre-shared key"]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -98,6 +98,7 @@ use dropless_cc::{CongestionCause, ConnInfo, Time};
 use dropless_transport::AckPolicy;
 
 mod files;
+pub mod identity;
 mod io;
 pub mod pattern;
 mod recv;
@@ -207,12 +208,13 @@ pub struct SendOptions {
     /// fine-grained series, independent of `interval`; the CLI's
     /// `--trace`); `None` records none. Default `None`.
     pub trace_every: Option<Duration>,
-    /// The pre-shared key of the receiver: the transfer starts with a Noise
+    /// The keys (a pre-shared key of the receiver, or this sender's key
+    /// pair and the receiver's public key): the transfer starts with a Noise
     /// handshake and every datagram is sealed with authenticated encryption
     /// ([`secure`]). `None` sends plaintext, which anyone on the path can
     /// read, alter, forge or replay: the CLI asks for `--insecure` to allow
     /// it. Default `None`.
-    pub key: Option<secure::Psk>,
+    pub key: Option<secure::Keys>,
     /// With parallel streams ([`send_streams`]), pace them all with one
     /// host-wide pacer at the sum of their rates, in bursts of the smallest
     /// of their bursts ([`dropless_transport::HostPacer`], seed 001's
@@ -422,12 +424,13 @@ pub struct RecvOptions {
     /// transfer's first packet arrives, see [`recv_on`]). Default false (any
     /// packet opens).
     pub require_first_packet: bool,
-    /// The pre-shared key senders must hold ([`SendOptions::key`]): only
+    /// The pre-shared key senders must hold, or this receiver's key pair and
+    /// the senders it admits ([`SendOptions::key`]): only
     /// a valid Noise handshake opens a transfer and only sealed datagrams
     /// of its session are read; everything else is dropped and counted in
     /// [`TransferReport::rejected`]. `None` reads plaintext from anyone.
     /// Default `None`.
-    pub key: Option<secure::Psk>,
+    pub key: Option<secure::Keys>,
     /// Set to true (by a signal handler, say) to end the transfer: it
     /// fails with "interrupted" within [`MAX_WAIT`]-ish (the loop wakes at
     /// least every 100 ms), removing its temporary file. `None`: only the

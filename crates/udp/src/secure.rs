@@ -98,8 +98,18 @@
 //!
 //! Why a pre-shared key first: it needs no public-key infrastructure and
 //! one file on both ends, as WireGuard's optional PSK or `ssh` with a shared
-//! key; the Noise pattern gives forward secrecy on top. Static public keys
-//! (Noise IK/KK) would fit the same framing; not built.
+//! key; the Noise pattern gives forward secrecy on top.
+//!
+//! # Key pairs (issue 34)
+//!
+//! With [`Keys::to_peer`] / [`Keys::from_peers`] both ends hold X25519 key
+//! pairs ([`crate::identity`]) and run `Noise_IK_25519_AESGCM_SHA256`
+//! (`Noise_IKpsk2_...` with a pre-shared key as well): `-> e, es, s, ss`
+//! then `<- e, ee, se`. The framing, the cookie in the prologue, the replay
+//! filter and the pending state until key confirmation are the same; the
+//! responder reads the sender's static key from the first message and
+//! drops the message unless the key is in its [`AllowedPeers`], before it
+//! keeps anything or answers.
 
 use std::fmt;
 use std::net::{IpAddr, SocketAddr};
@@ -111,8 +121,14 @@ use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM};
 use snow::resolvers::{DefaultResolver, FallbackResolver, RingResolver};
 use snow::HandshakeState;
 
+pub use crate::identity::{AllowedPeers, PrivateKey, PublicKey};
+
 /// The Noise protocol name.
 pub const NOISE_PATTERN: &str = "Noise_NNpsk0_25519_AESGCM_SHA256";
+/// The Noise protocol name with static key pairs.
+pub const NOISE_PATTERN_IK: &str = "Noise_IK_25519_AESGCM_SHA256";
+/// The Noise protocol name with static key pairs and a pre-shared key.
+pub const NOISE_PATTERN_IK_PSK: &str = "Noise_IKpsk2_25519_AESGCM_SHA256";
 /// Bound into the handshake: a peer of another protocol or version fails it.
 /// (v2: the session id and cookie are bound as well, see [`prologue`].)
 const PROLOGUE: &[u8] = b"dropless sealed v2";
@@ -150,9 +166,10 @@ pub const SEAL_HEADER_LEN: usize = COMMON_HEADER_LEN + 4 + 8;
 pub const TAG_LEN: usize = 16;
 /// Bytes a sealed datagram adds to its plaintext.
 pub const SEAL_OVERHEAD: usize = SEAL_HEADER_LEN + TAG_LEN;
-/// Largest handshake datagram (the first message is 97 bytes at most, the
-/// response 64).
-pub const MAX_HANDSHAKE_LEN: usize = INIT_NOISE_AT + 128;
+/// Largest handshake datagram (the first message is 97 bytes at most with a
+/// pre-shared key, 165 with key pairs: its static key travels encrypted;
+/// the response 64).
+pub const MAX_HANDSHAKE_LEN: usize = INIT_NOISE_AT + 160;
 
 /// A 32-byte pre-shared key. Its `Debug` does not print the key.
 #[derive(Clone, PartialEq, Eq)]
@@ -276,15 +293,103 @@ fn prologue(session: u32, cookie: &[u8]) -> [u8; PROLOGUE.len() + 4 + COOKIE_LEN
     p
 }
 
-fn builder<'a>(psk: &'a Psk, prologue: &'a [u8]) -> anyhow::Result<snow::Builder<'a>> {
-    let params = NOISE_PATTERN.parse().expect("a valid Noise pattern");
-    // ring's AES-GCM, X25519 and SHA-256 (assembly, with AES-NI where the
-    // CPU has it); snow's own pure-Rust primitives for anything else.
+/// What a transfer's two ends authenticate each other with: a pre-shared
+/// key ([`Psk`], Noise `NNpsk0`), or static key pairs (Noise `IK`), with a
+/// pre-shared key mixed in as well if one is given (Noise `IKpsk2`).
+///
+/// With key pairs, the sender names the receiver's public key (exactly
+/// one peer), and the receiver lists the senders it admits
+/// ([`AllowedPeers`]): a first message from a key not listed is dropped
+/// (after the cookie check, before any state is kept or anything is sent).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Keys {
+    psk: Option<Psk>,
+    pair: Option<(PrivateKey, AllowedPeers)>,
+}
+
+impl From<Psk> for Keys {
+    fn from(psk: Psk) -> Keys {
+        Keys::shared(psk)
+    }
+}
+
+impl Keys {
+    /// A pre-shared key alone (`Noise_NNpsk0`).
+    pub fn shared(psk: Psk) -> Keys {
+        Keys {
+            psk: Some(psk),
+            pair: None,
+        }
+    }
+
+    /// A sender's keys: its own private key, the receiver's public key,
+    /// and optionally a pre-shared key as well (`Noise_IK`, `Noise_IKpsk2`).
+    pub fn to_peer(me: PrivateKey, peer: PublicKey, psk: Option<Psk>) -> Keys {
+        Keys {
+            psk,
+            pair: Some((me, AllowedPeers::new(vec![peer]))),
+        }
+    }
+
+    /// A receiver's keys: its own private key, the senders it admits, and
+    /// optionally a pre-shared key as well.
+    pub fn from_peers(me: PrivateKey, allowed: AllowedPeers, psk: Option<Psk>) -> Keys {
+        Keys {
+            psk,
+            pair: Some((me, allowed)),
+        }
+    }
+
+    /// The Noise protocol name these keys run.
+    pub fn pattern(&self) -> &'static str {
+        match (&self.pair, &self.psk) {
+            (None, _) => NOISE_PATTERN,
+            (Some(_), None) => NOISE_PATTERN_IK,
+            (Some(_), Some(_)) => NOISE_PATTERN_IK_PSK,
+        }
+    }
+
+    /// Whether these are static key pairs (with or without a PSK).
+    pub fn has_pair(&self) -> bool {
+        self.pair.is_some()
+    }
+
+    /// The public key of this end, with key pairs.
+    pub fn public(&self) -> Option<PublicKey> {
+        self.pair.as_ref().map(|(k, _)| k.public())
+    }
+}
+
+fn builder<'a>(
+    keys: &'a Keys,
+    prologue: &'a [u8],
+    initiator: bool,
+) -> anyhow::Result<snow::Builder<'a>> {
+    let params = keys.pattern().parse().expect("a valid Noise pattern");
+    // ring's AES-GCM and SHA-256 (assembly, with AES-NI where the CPU has
+    // it); snow's own pure-Rust primitives for anything else (X25519).
     let resolver = FallbackResolver::new(Box::new(RingResolver), Box::new(DefaultResolver));
-    snow::Builder::with_resolver(params, Box::new(resolver))
+    let err = |e: snow::Error| anyhow::anyhow!("setting up the Noise handshake: {e}");
+    let mut b = snow::Builder::with_resolver(params, Box::new(resolver))
         .prologue(prologue)
-        .and_then(|b| b.psk(0, &psk.0))
-        .map_err(|e| anyhow::anyhow!("setting up the Noise handshake: {e}"))
+        .map_err(err)?;
+    match (&keys.pair, &keys.psk) {
+        (None, Some(psk)) => b = b.psk(0, &psk.0).map_err(err)?,
+        (None, None) => bail!("no key to run a handshake with"),
+        (Some((me, peers)), psk) => {
+            b = b.local_private_key(me.bytes()).map_err(err)?;
+            if initiator {
+                let [peer] = peers.keys() else {
+                    bail!("a sender names exactly one receiver's public key");
+                };
+                b = b.remote_public_key(&peer.0).map_err(err)?;
+            }
+            if let Some(psk) = psk {
+                b = b.psk(2, &psk.0).map_err(err)?;
+            }
+        }
+    }
+    Ok(b)
 }
 
 fn header(out: &mut [u8], kind: u8, session: u32) {
@@ -464,7 +569,7 @@ impl CookieKey {
 
 /// The sender's side of the handshake.
 pub struct Initiator {
-    psk: Psk,
+    keys: Keys,
     terms: Terms,
     hs: HandshakeState,
     session: u32,
@@ -473,17 +578,17 @@ pub struct Initiator {
 
 impl Initiator {
     /// Starts a session with a random id and no terms.
-    pub fn new(psk: &Psk) -> anyhow::Result<Initiator> {
-        Initiator::with_terms(psk, Terms::default())
+    pub fn new(keys: &Keys) -> anyhow::Result<Initiator> {
+        Initiator::with_terms(keys, Terms::default())
     }
 
     /// Starts a session with a random id, announcing `terms` in the first
     /// message (encrypted under the key, like everything after it).
-    pub fn with_terms(psk: &Psk, terms: Terms) -> anyhow::Result<Initiator> {
+    pub fn with_terms(keys: &Keys, terms: Terms) -> anyhow::Result<Initiator> {
         let session = getrandom::u32().map_err(|e| anyhow::anyhow!("reading random bytes: {e}"))?;
-        let (hs, init) = Initiator::first_message(psk, terms, session, &[0; COOKIE_LEN])?;
+        let (hs, init) = Initiator::first_message(keys, terms, session, &[0; COOKIE_LEN])?;
         Ok(Initiator {
-            psk: psk.clone(),
+            keys: keys.clone(),
             terms,
             hs,
             session,
@@ -494,13 +599,13 @@ impl Initiator {
     /// A new handshake state (a new ephemeral key) and its first message,
     /// the session and cookie bound into it through the prologue.
     fn first_message(
-        psk: &Psk,
+        keys: &Keys,
         terms: Terms,
         session: u32,
         cookie: &[u8],
     ) -> anyhow::Result<(HandshakeState, Vec<u8>)> {
         let pro = prologue(session, cookie);
-        let mut hs = builder(psk, &pro)?
+        let mut hs = builder(keys, &pro, true)?
             .build_initiator()
             .map_err(|e| anyhow::anyhow!("starting the Noise handshake: {e}"))?;
         let mut init = vec![0u8; MAX_HANDSHAKE_LEN];
@@ -540,7 +645,7 @@ impl Initiator {
         if self.init[COMMON_HEADER_LEN + 4..INIT_NOISE_AT] == *cookie {
             return true;
         }
-        match Initiator::first_message(&self.psk, self.terms, self.session, cookie) {
+        match Initiator::first_message(&self.keys, self.terms, self.session, cookie) {
             Ok((hs, init)) => {
                 self.hs = hs;
                 self.init = init;
@@ -584,14 +689,14 @@ impl Initiator {
             _ => None,
         };
         let Some(resume_from) = resume_from else {
-            if let Ok(fresh) = Initiator::with_terms(&self.psk, self.terms) {
+            if let Ok(fresh) = Initiator::with_terms(&self.keys, self.terms) {
                 *self = fresh;
             }
             return None;
         };
         // Done: hand the state over (what is left is an unused initiator).
         let session = self.session;
-        let fresh = Initiator::with_terms(&self.psk, self.terms).ok()?;
+        let fresh = Initiator::with_terms(&self.keys, self.terms).ok()?;
         let mut done = std::mem::replace(self, fresh);
         let mut c = Channel::from_handshake(&mut done.hs, session);
         c.terms = done.terms;
@@ -600,43 +705,73 @@ impl Initiator {
     }
 }
 
-/// Reads a first message under `psk` (no Diffie-Hellman, no state kept):
-/// its terms if it is authentic, `None` otherwise.
-fn read_init(psk: &Psk, dgram: &[u8]) -> Option<(u32, HandshakeState, Terms)> {
+/// A first message that authenticated: its session, the responder's
+/// handshake state and the sender's terms.
+struct ReadInit {
+    session: u32,
+    hs: HandshakeState,
+    terms: Terms,
+}
+
+/// Reads a first message under `keys` (no state kept): `None` unless it is
+/// authentic, announces terms this version knows and, with key pairs,
+/// comes from a sender whose public key `keys` allow. (With a pre-shared
+/// key alone this is no Diffie-Hellman; with key pairs two, `es` and `ss`,
+/// done only for a sender that has shown its address with a cookie.)
+fn read_init(keys: &Keys, dgram: &[u8]) -> Option<ReadInit> {
     let (kind, session) = peek(dgram)?;
     if kind != TYPE_HS_INIT || dgram.len() > MAX_HANDSHAKE_LEN || dgram.len() < INIT_NOISE_AT {
         return None;
     }
     let pro = prologue(session, &dgram[COMMON_HEADER_LEN + 4..INIT_NOISE_AT]);
-    let mut hs = builder(psk, &pro).ok()?.build_responder().ok()?;
+    let mut hs = builder(keys, &pro, false).ok()?.build_responder().ok()?;
     let mut scratch = [0u8; 64];
     let m = hs
         .read_message(&dgram[INIT_NOISE_AT..], &mut scratch)
         .ok()?;
+    if let Some((_, allowed)) = &keys.pair {
+        // The sender's static key, authenticated by the message (`ss`).
+        let them = PublicKey(hs.get_remote_static()?.try_into().ok()?);
+        if !allowed.allows(&them) {
+            return None;
+        }
+    }
     let terms = Terms::decode(&scratch[..m])?;
-    Some((session, hs, terms))
+    Some(ReadInit { session, hs, terms })
 }
 
-/// Whether `dgram` is a first message that authenticates under `psk` (a
+/// Whether `dgram` is a first message that authenticates under `keys` (a
 /// server checks this before it gives a client any state).
-pub fn authentic_init(psk: &Psk, dgram: &[u8]) -> bool {
-    read_init(psk, dgram).is_some()
+pub fn authentic_init(keys: &Keys, dgram: &[u8]) -> bool {
+    read_init(keys, dgram).is_some()
 }
 
 /// The receiver's side: answers a valid first message. Returns the session,
 /// the response to send (and to repeat for a repeated first message) and
 /// the channel, whose [`Channel::terms`] are the sender's; `None` if `dgram`
-/// is not a valid first message under `psk` (or announces terms this
-/// version does not know). For a sender that asks to resume, `offer` says
-/// from which byte of the named file it is to start (at most its size;
-/// 0 for the whole file), and the channel keeps it in
-/// [`Channel::resume_from`].
+/// is not a valid first message under `keys` (or announces terms this
+/// version does not know, or comes from a sender `keys` do not allow). For
+/// a sender that asks to resume, `offer` says from which byte of the named
+/// file it is to start (at most its size; 0 for the whole file), and the
+/// channel keeps it in [`Channel::resume_from`].
 pub fn respond(
-    psk: &Psk,
+    keys: &Keys,
     dgram: &[u8],
     offer: &mut dyn FnMut(&FileId) -> u64,
 ) -> Option<(u32, Vec<u8>, Channel)> {
-    let (session, mut hs, terms) = read_init(psk, dgram)?;
+    answer(read_init(keys, dgram)?, offer)
+}
+
+/// Writes the response to a first message [`read_init`] accepted.
+fn answer(
+    read: ReadInit,
+    offer: &mut dyn FnMut(&FileId) -> u64,
+) -> Option<(u32, Vec<u8>, Channel)> {
+    let ReadInit {
+        session,
+        mut hs,
+        terms,
+    } = read;
     let resume_from = terms.resume.map(|id| offer(&id).min(id.size));
     let payload = resume_from.map(u64::to_be_bytes);
     let mut resp = vec![0u8; MAX_HANDSHAKE_LEN];
@@ -723,7 +858,7 @@ impl Responder {
     /// monotonic clock the caller keeps); `offer` as for [`respond`].
     pub fn on_init(
         &mut self,
-        psk: &Psk,
+        keys: &Keys,
         src: SocketAddr,
         dgram: &[u8],
         now: u64,
@@ -743,9 +878,10 @@ impl Responder {
         if self.seen.len() >= Self::FILTER_MAX / 2 {
             self.seen.retain(|_, s| s.saturating_add(1) >= current);
         }
-        let Some((session, _, _)) = read_init(psk, dgram) else {
+        let Some(read) = read_init(keys, dgram) else {
             return InitOutcome::Dropped;
         };
+        let session = read.session;
         let e: [u8; 32] = dgram[INIT_NOISE_AT..INIT_NOISE_AT + 32]
             .try_into()
             .expect("32 bytes");
@@ -757,7 +893,7 @@ impl Responder {
         if self.seen.len() >= Self::FILTER_MAX {
             return InitOutcome::Dropped;
         }
-        match respond(psk, dgram, offer) {
+        match answer(read, offer) {
             Some((session, response, channel)) => {
                 self.seen.insert(e, slot);
                 InitOutcome::Accepted {
@@ -793,6 +929,7 @@ impl Responder {
 pub struct Channel {
     terms: Terms,
     resume_from: u64,
+    peer: Option<PublicKey>,
     seal_key: LessSafeKey,
     open_key: LessSafeKey,
     session: u32,
@@ -817,9 +954,14 @@ impl Channel {
         } else {
             (key(&r2i), key(&i2r))
         };
+        let peer = hs
+            .get_remote_static()
+            .and_then(|k| k.try_into().ok())
+            .map(PublicKey);
         Channel {
             terms: Terms::default(),
             resume_from: 0,
+            peer,
             seal_key,
             open_key,
             session,
@@ -831,6 +973,12 @@ impl Channel {
     /// The session id.
     pub fn session(&self) -> u32 {
         self.session
+    }
+
+    /// With key pairs, the other end's public key (authenticated by the
+    /// handshake); `None` with a pre-shared key alone.
+    pub fn peer(&self) -> Option<PublicKey> {
+        self.peer
     }
 
     /// What the sender announced in the handshake.
@@ -990,7 +1138,7 @@ mod tests {
     use super::*;
 
     fn pair(k: u8) -> (Channel, Channel) {
-        let psk = Psk::from_bytes([k; 32]);
+        let psk = Keys::shared(Psk::from_bytes([k; 32]));
         let mut i = Initiator::new(&psk).unwrap();
         let (session, resp, rx) =
             respond(&psk, i.datagram(), &mut |_| 0).expect("valid first message");
@@ -1039,7 +1187,7 @@ mod tests {
 
     #[test]
     fn a_cookie_proves_the_address_and_only_that_address() {
-        let psk = Psk::from_bytes([5; 32]);
+        let psk = Keys::shared(Psk::from_bytes([5; 32]));
         let key = CookieKey::generate().unwrap();
         let me: SocketAddr = "192.0.2.1:4000".parse().unwrap();
         let other: SocketAddr = "192.0.2.1:4001".parse().unwrap();
@@ -1074,7 +1222,7 @@ mod tests {
 
     #[test]
     fn a_first_message_is_accepted_once_and_only_with_its_own_cookie() {
-        let psk = Psk::from_bytes([12; 32]);
+        let psk = Keys::shared(Psk::from_bytes([12; 32]));
         let mut r = Responder::generate().unwrap();
         let me: SocketAddr = "192.0.2.1:4000".parse().unwrap();
         let other: SocketAddr = "192.0.2.2:4000".parse().unwrap();
@@ -1127,7 +1275,7 @@ mod tests {
 
     #[test]
     fn a_pending_session_is_confirmed_only_by_the_key_holders_datagram() {
-        let psk = Psk::from_bytes([13; 32]);
+        let psk = Keys::shared(Psk::from_bytes([13; 32]));
         let mut i = Initiator::new(&psk).unwrap();
         let (_, resp, rx) = respond(&psk, i.datagram(), &mut |_| 0).unwrap();
         let mut tx = i.on_response(&resp).unwrap();
@@ -1143,9 +1291,203 @@ mod tests {
         assert!(!rx.authenticates(&d[..m]));
     }
 
+    /// Key pairs: a receiver's end and a sender's end (its own key `k`).
+    fn pair_keys(k: u8, allowed: &[u8], psk: Option<u8>) -> (Keys, Keys) {
+        let recv_key = PrivateKey::from_bytes([200; 32]);
+        let allowed = AllowedPeers::new(
+            allowed
+                .iter()
+                .map(|&a| PrivateKey::from_bytes([a; 32]).public())
+                .collect(),
+        );
+        let psk = psk.map(|p| Psk::from_bytes([p; 32]));
+        (
+            Keys::to_peer(
+                PrivateKey::from_bytes([k; 32]),
+                recv_key.public(),
+                psk.clone(),
+            ),
+            Keys::from_peers(recv_key, allowed, psk),
+        )
+    }
+
+    #[test]
+    fn key_pairs_admit_only_the_listed_senders() {
+        let me: SocketAddr = "192.0.2.1:4000".parse().unwrap();
+        let now = 70 * COOKIE_SLOT_NS;
+        for psk in [None, Some(21)] {
+            let (alice, receiver) = pair_keys(1, &[1, 2], psk);
+            let (mallory, _) = pair_keys(3, &[], psk);
+            assert_eq!(
+                receiver.pattern(),
+                if psk.is_some() {
+                    NOISE_PATTERN_IK_PSK
+                } else {
+                    NOISE_PATTERN_IK
+                }
+            );
+            let mut r = Responder::generate().unwrap();
+            // Mallory (a key not listed): a retry no larger than her
+            // datagram, then, with the cookie, nothing at all and no state.
+            let mut m = Initiator::new(&mallory).unwrap();
+            let InitOutcome::Retry(retry) = r.on_init(&receiver, me, m.datagram(), now, &mut |_| 0)
+            else {
+                panic!("a retry first");
+            };
+            assert!(retry.len() <= m.datagram().len());
+            assert!(m.on_retry(&retry));
+            for _ in 0..3 {
+                assert!(matches!(
+                    r.on_init(&receiver, me, m.datagram(), now, &mut |_| 0),
+                    InitOutcome::Dropped
+                ));
+            }
+            assert_eq!(r.remembered(), 0, "no state for a key not listed");
+            assert!(!authentic_init(&receiver, m.datagram()));
+            // Alice (listed): accepted, once; the channel names her key.
+            let mut a = Initiator::new(&alice).unwrap();
+            let InitOutcome::Retry(retry) = r.on_init(&receiver, me, a.datagram(), now, &mut |_| 0)
+            else {
+                panic!("a retry first");
+            };
+            assert!(a.on_retry(&retry));
+            let InitOutcome::Accepted {
+                response, channel, ..
+            } = r.on_init(&receiver, me, a.datagram(), now, &mut |_| 0)
+            else {
+                panic!("alice accepted");
+            };
+            assert_eq!(channel.peer(), alice.public());
+            assert!(matches!(
+                r.on_init(&receiver, me, a.datagram(), now + 1, &mut |_| 0),
+                InitOutcome::Repeated(_)
+            ));
+            let mut tx = a
+                .on_response(&response)
+                .expect("alice's handshake completes");
+            assert_eq!(tx.peer(), receiver.public());
+            // Key confirmation: only alice's sealed datagram confirms.
+            let mut d = [0u8; 64];
+            let n = tx.seal(b"first", &mut d).unwrap();
+            assert!(channel.authenticates(&d[..n]));
+            let mut bad = d;
+            bad[n - 1] ^= 1;
+            assert!(!channel.authenticates(&bad[..n]));
+        }
+    }
+
+    #[test]
+    fn key_pairs_fail_with_the_wrong_receiver_key_or_psk() {
+        let (alice, receiver) = pair_keys(1, &[1], Some(5));
+        // The pre-shared key differs: the first message does not read.
+        let (alice_other_psk, _) = pair_keys(1, &[1], Some(6));
+        assert!(respond(
+            &receiver,
+            Initiator::new(&alice).unwrap().datagram(),
+            &mut |_| 0
+        )
+        .is_some());
+        // (IKpsk2 mixes the PSK in with the response: the first message
+        // reads, the response fails at the sender, nothing completes.)
+        let mut i = Initiator::new(&alice_other_psk).unwrap();
+        if let Some((_, resp, _)) = respond(&receiver, i.datagram(), &mut |_| 0) {
+            assert!(i.on_response(&resp).is_none(), "another PSK completed");
+        }
+        // Without the PSK at all: another pattern, nothing reads.
+        let (alice_no_psk, _) = pair_keys(1, &[1], None);
+        assert!(respond(
+            &receiver,
+            Initiator::new(&alice_no_psk).unwrap().datagram(),
+            &mut |_| 0
+        )
+        .is_none());
+        // A sender that names another receiver's key.
+        let wrong = Keys::to_peer(
+            PrivateKey::from_bytes([1; 32]),
+            PrivateKey::from_bytes([201; 32]).public(),
+            Some(Psk::from_bytes([5; 32])),
+        );
+        assert!(respond(
+            &receiver,
+            Initiator::new(&wrong).unwrap().datagram(),
+            &mut |_| 0
+        )
+        .is_none());
+        // Pre-shared and key-pair ends do not talk.
+        let shared = Keys::shared(Psk::from_bytes([5; 32]));
+        assert!(respond(
+            &receiver,
+            Initiator::new(&shared).unwrap().datagram(),
+            &mut |_| 0
+        )
+        .is_none());
+        assert!(respond(
+            &shared,
+            Initiator::new(&alice).unwrap().datagram(),
+            &mut |_| 0
+        )
+        .is_none());
+        // The largest first message (resume terms) fits the framing.
+        let terms = Terms {
+            hashed: true,
+            resume: Some(FileId {
+                size: 1,
+                hash: [0; 32],
+            }),
+        };
+        let i = Initiator::with_terms(&alice, terms).unwrap();
+        assert!(i.datagram().len() <= MAX_HANDSHAKE_LEN);
+        let (_, _, rx) = respond(&receiver, i.datagram(), &mut |_| 0).unwrap();
+        assert_eq!(rx.terms(), terms);
+    }
+
+    /// Random and mutated first messages of the key-pair handshake (the
+    /// `handshake_ik` fuzz target's input, 20,000 of them): nothing panics
+    /// and nothing but the real message is accepted.
+    #[test]
+    fn random_and_mutated_key_pair_first_messages_open_nothing() {
+        let (alice, receiver) = pair_keys(1, &[1], None);
+        let (mallory, _) = pair_keys(3, &[], None);
+        let real = Initiator::new(&alice).unwrap().datagram().to_vec();
+        let theirs = Initiator::new(&mallory).unwrap().datagram().to_vec();
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move || {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            x.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        };
+        for k in 0..20_000u32 {
+            let mut d = if k % 2 == 0 {
+                real.clone()
+            } else {
+                theirs.clone()
+            };
+            match k % 3 {
+                0 => {
+                    for _ in 0..1 + next() % 4 {
+                        let i = (next() as usize) % d.len();
+                        d[i] ^= 1 + (next() % 255) as u8;
+                    }
+                    if d == real {
+                        continue;
+                    }
+                }
+                1 => d.truncate((next() as usize) % d.len()),
+                _ => {
+                    let len = (next() % 300) as usize;
+                    d.resize(len, 0);
+                    d[8.min(len)..].iter_mut().for_each(|b| *b = next() as u8);
+                }
+            }
+            assert!(!authentic_init(&receiver, &d), "datagram {k} was accepted");
+        }
+        assert!(authentic_init(&receiver, &real));
+    }
+
     #[test]
     fn a_resumed_session_agrees_on_the_offset_within_the_file() {
-        let psk = Psk::from_bytes([6; 32]);
+        let psk = Keys::shared(Psk::from_bytes([6; 32]));
         let id = FileId {
             size: 10_000,
             hash: [9; 32],
@@ -1192,8 +1534,8 @@ mod tests {
 
     #[test]
     fn another_key_or_a_forged_message_opens_nothing() {
-        let psk = Psk::from_bytes([1; 32]);
-        let other = Psk::from_bytes([2; 32]);
+        let psk = Keys::shared(Psk::from_bytes([1; 32]));
+        let other = Keys::shared(Psk::from_bytes([2; 32]));
         let mut i = Initiator::new(&psk).unwrap();
         assert!(
             respond(&other, i.datagram(), &mut |_| 0).is_none(),
@@ -1239,9 +1581,15 @@ mod tests {
     /// stateless transport state of the other end opens, and back.
     #[test]
     fn the_channel_speaks_noise_transport_messages() {
-        let psk = Psk::from_bytes([9; 32]);
-        let mut i = builder(&psk, PROLOGUE).unwrap().build_initiator().unwrap();
-        let mut r = builder(&psk, PROLOGUE).unwrap().build_responder().unwrap();
+        let psk = Keys::shared(Psk::from_bytes([9; 32]));
+        let mut i = builder(&psk, PROLOGUE, true)
+            .unwrap()
+            .build_initiator()
+            .unwrap();
+        let mut r = builder(&psk, PROLOGUE, false)
+            .unwrap()
+            .build_responder()
+            .unwrap();
         let (mut m, mut p) = ([0u8; 128], [0u8; 128]);
         let n = i.write_message(&[], &mut m).unwrap();
         r.read_message(&m[..n], &mut p).unwrap();
@@ -1286,7 +1634,7 @@ mod tests {
     /// point that reads one: nothing panics, and nothing is accepted.
     #[test]
     fn random_and_mutated_datagrams_open_nothing() {
-        let psk = Psk::from_bytes([11; 32]);
+        let psk = Keys::shared(Psk::from_bytes([11; 32]));
         let (mut tx, mut rx) = pair(11);
         let mut init = Initiator::new(&psk).unwrap();
         let cookies = CookieKey::generate().unwrap();

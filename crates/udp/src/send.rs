@@ -14,7 +14,7 @@ use dropless_transport::{DataPacket, Ecn, Sender, SenderConfig};
 use dropless_wire::{decode, encode_data, Decoded, DATA_HEADER_LEN};
 
 use crate::io::{ArrivalClock, Batch, Socket};
-use crate::secure::{self, Channel, Psk, SEAL_OVERHEAD};
+use crate::secure::{self, Channel, Keys, SEAL_OVERHEAD};
 use crate::{
     check_mss, nanos, pattern, random_u32, sys, wire_overhead, Clock, CongestionRecord, Interval,
     SendOptions, Source, StreamInterval, TransferReport, MAX_WAIT,
@@ -617,13 +617,13 @@ pub fn send_streams_on(
 fn handshake(
     socket: &Socket,
     buf: &mut [u8],
-    psk: &Psk,
+    keys: &Keys,
     terms: secure::Terms,
     peer: SocketAddr,
     timeout: Duration,
     rejected: &mut u64,
 ) -> anyhow::Result<Channel> {
-    let mut init = secure::Initiator::with_terms(psk, terms)?;
+    let mut init = secure::Initiator::with_terms(keys, terms)?;
     let start = std::time::Instant::now();
     let mut every = Duration::from_millis(200);
     let mut refused = false;
@@ -647,13 +647,19 @@ fn handshake(
                     );
                 }
                 bail!(
-                    "no answer to the handshake from {peer} within {:.1} s{}: is a receiver \
-                     listening there with the same key?",
+                    "no answer to the handshake from {peer} within {:.1} s{}: {}",
                     timeout.as_secs_f64(),
                     if refused {
                         " (the peer refuses datagrams)"
                     } else {
                         ""
+                    },
+                    match keys.public() {
+                        Some(me) => format!(
+                            "is a receiver listening there with the public key given, and does \
+                             its --allowed-peers list this sender's key {me}?"
+                        ),
+                        None => "is a receiver listening there with the same key?".to_string(),
                     }
                 );
             }

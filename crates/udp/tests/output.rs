@@ -11,11 +11,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::*;
-use dropless_udp::secure::Psk;
+use dropless_udp::secure::{Keys, Psk};
 use dropless_udp::{recv_file_on, send_file, RecvOptions, SendOptions, TransferReport};
 
 fn run(src: &Path, out: &Path, force: bool) -> anyhow::Result<TransferReport> {
-    let psk = Psk::from_bytes([51; 32]);
+    let psk = Keys::shared(Psk::from_bytes([51; 32]));
     let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
     let addr = sock.local_addr().unwrap();
     let opts = RecvOptions {

@@ -16,7 +16,7 @@ use std::time::Duration;
 use common::*;
 use dropless_cc::PacketFlags;
 use dropless_transport::{DataPacket, Ecn};
-use dropless_udp::secure::{self, FileId, Initiator, Psk};
+use dropless_udp::secure::{self, FileId, Initiator, Keys, Psk};
 use dropless_udp::{
     pattern, recv_file_on, recv_on, serve_on, server_socket, RecvOptions, SendOptions, ServeStats,
     Sink, StopFlag, TransferReport, DEFAULT_MSS,
@@ -37,7 +37,7 @@ fn socket() -> UdpSocket {
 /// A key holder's first messages as an eavesdropper records them: the one
 /// without a cookie, and the one repeated with the cookie `to` gave it
 /// (the latter never sent here: the capture is all the attacker needs).
-fn captured(psk: &Psk, terms: secure::Terms, to: SocketAddr) -> (Vec<u8>, Vec<u8>) {
+fn captured(psk: &Keys, terms: secure::Terms, to: SocketAddr) -> (Vec<u8>, Vec<u8>) {
     let a = socket();
     let mut init = Initiator::with_terms(psk, terms).unwrap();
     let first = init.datagram().to_vec();
@@ -93,7 +93,7 @@ fn pasted(from: &UdpSocket, msg: &[u8], to: SocketAddr) -> Vec<u8> {
 type Outcomes = Arc<Mutex<Vec<(SocketAddr, Result<u64, String>)>>>;
 
 fn start_server(
-    psk: &Psk,
+    psk: &Keys,
     max_clients: usize,
     idle: Duration,
 ) -> (SocketAddr, StopFlag, Outcomes, JoinHandle<ServeStats>) {
@@ -126,7 +126,7 @@ fn start_server(
 #[test]
 fn a_replayed_initiation_from_another_port_takes_no_slot() {
     let _g = serial();
-    let psk = Psk::from_bytes([41; 32]);
+    let psk = Keys::shared(Psk::from_bytes([41; 32]));
     let (addr, stop, _, h) = start_server(&psk, 1, Duration::from_secs(10));
     let (first, cookied) = captured(&psk, secure::Terms::default(), addr);
     for msg in [&first, &cookied] {
@@ -146,7 +146,7 @@ fn a_replayed_initiation_from_another_port_takes_no_slot() {
 #[test]
 fn sixteen_replays_and_a_sustained_replay_flood_do_not_lock_out_a_sender() {
     let _g = serial();
-    let psk = Psk::from_bytes([42; 32]);
+    let psk = Keys::shared(Psk::from_bytes([42; 32]));
     let (addr, stop, outcomes, h) = start_server(&psk, 16, Duration::from_secs(10));
     let (_, cookied) = captured(&psk, secure::Terms::default(), addr);
     let socks: Vec<UdpSocket> = (0..16).map(|_| socket()).collect();
@@ -235,7 +235,7 @@ fn handshake(a: &UdpSocket, init: &mut Initiator, to: SocketAddr) -> secure::Cha
 /// does not take the transfer over.
 #[test]
 fn a_replayed_initiation_does_not_take_over_a_one_shot_transfer() {
-    let psk = Psk::from_bytes([43; 32]);
+    let psk = Keys::shared(Psk::from_bytes([43; 32]));
     let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
     let addr = sock.local_addr().unwrap();
     let opts = RecvOptions {
@@ -294,7 +294,7 @@ fn plant_part(dir: &TempDir, name: &str, len: u64, id: FileId) {
 /// record as they were.
 #[test]
 fn a_replayed_or_unconfirmed_initiation_leaves_the_resume_part_alone() {
-    let psk = Psk::from_bytes([44; 32]);
+    let psk = Keys::shared(Psk::from_bytes([44; 32]));
     let dir = TempDir::new("replay-resume");
     let id = FileId {
         size: 8 << 20,
@@ -333,7 +333,7 @@ fn a_replayed_or_unconfirmed_initiation_leaves_the_resume_part_alone() {
 /// retry no larger than itself.
 #[test]
 fn a_short_datagram_is_not_answered_with_more_bytes() {
-    let psk = Psk::from_bytes([45; 32]);
+    let psk = Keys::shared(Psk::from_bytes([45; 32]));
     let (addr, stop, _, h) = start_server(&psk, 4, Duration::from_secs(2));
     let s = socket();
     let mut tiny = Vec::from(dropless_wire::MAGIC);
@@ -361,7 +361,7 @@ fn a_short_datagram_is_not_answered_with_more_bytes() {
 /// contents.
 #[test]
 fn symlinks_at_the_part_and_record_paths_are_not_followed() {
-    let psk = Psk::from_bytes([46; 32]);
+    let psk = Keys::shared(Psk::from_bytes([46; 32]));
     let dir = TempDir::new("replay-symlink");
     let src = dir.path("src");
     write_random_file(&src, 100_000, 9);

@@ -13,11 +13,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::*;
-use dropless_udp::secure::{Psk, HASH_LEN};
+use dropless_udp::secure::{Keys, Psk, HASH_LEN};
 use dropless_udp::{recv_file_on, send_file, RecvOptions, SendOptions, StopFlag, DEFAULT_MSS};
 
 fn opts(k: u8) -> (SendOptions, RecvOptions) {
-    let psk = Psk::from_bytes([k; 32]);
+    let psk = Keys::shared(Psk::from_bytes([k; 32]));
     (
         SendOptions {
             key: Some(psk.clone()),

@@ -13,12 +13,12 @@ use std::time::Duration;
 use common::*;
 use dropless_cc::PacketFlags;
 use dropless_transport::{DataPacket, Ecn};
-use dropless_udp::secure::Psk;
+use dropless_udp::secure::{Keys, Psk};
 use dropless_udp::{recv_file_on, send_file, RecvOptions, SendOptions};
 use dropless_wire::{encode_data, DATA_HEADER_LEN};
 
 fn keyed(k: u8) -> (SendOptions, RecvOptions) {
-    let psk = Psk::from_bytes([k; 32]);
+    let psk = Keys::shared(Psk::from_bytes([k; 32]));
     (
         SendOptions {
             key: Some(psk.clone()),

@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use common::*;
 use dropless_cc::PacketFlags;
 use dropless_transport::{DataPacket, Ecn};
-use dropless_udp::secure::{self, Channel, Initiator, Psk};
+use dropless_udp::secure::{self, Channel, Initiator, Keys, Psk};
 use dropless_udp::{
     pattern, serve_on, server_socket, RecvOptions, ServeStats, Sink, StopFlag, DEFAULT_MSS,
 };
@@ -33,7 +33,7 @@ struct Server {
 }
 
 impl Server {
-    fn start(psk: &Psk, max_clients: usize, idle: Duration) -> Server {
+    fn start(psk: &Keys, max_clients: usize, idle: Duration) -> Server {
         let sock = server_socket("127.0.0.1:0".parse().unwrap()).unwrap();
         let addr = sock.local_addr().unwrap();
         let stop = StopFlag::default();
@@ -84,7 +84,7 @@ struct SlowSender {
 }
 
 impl SlowSender {
-    fn connect(psk: &Psk, server: SocketAddr) -> SlowSender {
+    fn connect(psk: &Keys, server: SocketAddr) -> SlowSender {
         let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
         sock.connect(server).unwrap();
         sock.set_read_timeout(Some(Duration::from_millis(200)))
@@ -148,7 +148,7 @@ fn keep_trickling(mut slow: SlowSender, done: Arc<AtomicBool>) -> JoinHandle<()>
 #[test]
 fn a_slow_sender_and_a_flood_do_not_hold_up_a_real_sender() {
     let _g = serial();
-    let psk = Psk::from_bytes([31; 32]);
+    let psk = Keys::shared(Psk::from_bytes([31; 32]));
     let server = Server::start(&psk, 4, Duration::from_secs(5));
     // A hostile sender with the key keeps its transfer open...
     let slow = SlowSender::connect(&psk, server.addr);
@@ -194,7 +194,7 @@ fn a_slow_sender_and_a_flood_do_not_hold_up_a_real_sender() {
 #[test]
 fn the_cap_turns_senders_away_until_a_slot_frees() {
     let _g = serial();
-    let psk = Psk::from_bytes([32; 32]);
+    let psk = Keys::shared(Psk::from_bytes([32; 32]));
     let server = Server::start(&psk, 1, Duration::from_millis(1500));
     let slow = SlowSender::connect(&psk, server.addr);
     let slow_addr = slow.addr();
@@ -225,7 +225,7 @@ fn the_cap_turns_senders_away_until_a_slot_frees() {
 #[test]
 fn a_first_message_needs_a_cookie_for_its_own_address() {
     let _g = serial();
-    let psk = Psk::from_bytes([33; 32]);
+    let psk = Keys::shared(Psk::from_bytes([33; 32]));
     let server = Server::start(&psk, 4, Duration::from_secs(2));
     let a = UdpSocket::bind("127.0.0.1:0").unwrap();
     let b = UdpSocket::bind("127.0.0.1:0").unwrap();

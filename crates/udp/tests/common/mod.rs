@@ -149,7 +149,7 @@ pub fn recv_opts() -> RecvOptions {
 /// A key holder sending `bytes` of generated data to `to` with a fixed
 /// window; its byte count, or the error it ended with.
 pub fn real_sender(
-    psk: &dropless_udp::secure::Psk,
+    psk: &dropless_udp::secure::Keys,
     bytes: u64,
     to: SocketAddr,
     timeout: Duration,
