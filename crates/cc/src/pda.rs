@@ -59,11 +59,19 @@
 //!   be used to detect the bottleneck router's queue size and its
 //!   capacity" (§I). A fixed fraction of the base RTT (5 %: 4 ms on an
 //!   80-ms path) is deeper than a 200-packet buffer at 1 Gb/s (2.4 ms), and
-//!   the delay then never shows the overflow. So the flow measures the
-//!   buffer's depth in time, `B`: at a drop-tail buffer a drop happens at
-//!   the brim, so the largest queueing delay of a round that lost a packet
-//!   is `B` (with at least two packets queued: a loss at an empty queue is
-//!   random), and any larger delay seen later raises it. From `B`
+//!   the delay then never shows the overflow ("the maximum burst size
+//!   (MBS) is a key mechanism to avoiding packet loss", seed 000). So the
+//!   flow measures the buffer's depth in time, `B`: at a drop-tail buffer
+//!   an overflow drop happens at the brim, so the largest queueing delay
+//!   of a round that lost packets is `B`, and since no queue exceeds the
+//!   buffer, any larger delay seen later raises it and nothing lowers it.
+//!   Random loss drops packets at any queue, so the first estimate needs a
+//!   loss that is evidence of overflow: the round's queue went beyond the
+//!   flow's own burst (others' packets or the flow's excess rate filled
+//!   the buffer), or the round lost more than `loss_confirm` (a buffer
+//!   shallower than the burst). (Taking any lossy round's queue as `B`
+//!   made every random loss at 1e-2 look like overflow: utilization 0.82
+//!   in experiments/pda/random-loss.toml, 0.96 with this rule.) From `B`
 //!   ([`buffer_threshold`], [`buffer_mbs`]):
 //!   - the threshold of "potential queuing" is at most `buffer_thresh` (1/2)
 //!     of `B`, never below two packet times: a 2-ms buffer gives 1 ms;
@@ -80,14 +88,21 @@
 //!   larger of `q_thresh_frac` of the base RTT and `q_thresh_min`.
 //!   In start-up a drop ends the MBS measurement when the round's queue is
 //!   more than the flow's own burst (the rate passed the available
-//!   bandwidth) or less than half of it (the buffer cannot hold the
-//!   burst); with just the burst's queue it is random loss. Near the
+//!   bandwidth); with just the burst's queue it is random loss, and a
+//!   buffer that cannot hold the burst shows as a round losing more than
+//!   `loss_confirm`. (Also ending it on a queue under half the burst
+//!   ended start-up on random loss 1e-2 at a round's first samples:
+//!   utilization 0.82.) Near the
 //!   capacity the start-up rate may rise by at most `startup_approach`
 //!   of what is left below it per round ("it slows down the burst increase
 //!   rate", §II; off by default, see the parameter: it cost the contest
-//!   against NewReno more than it saved on shallow buffers). A congestion loss in cruise cuts the rate to the available
-//!   bandwidth of the lossy round (the self-loading formula below, from
-//!   what got through) and doubles the quiet rounds the next probe waits
+//!   against NewReno more than it saved on shallow buffers). A congestion
+//!   loss in cruise behind a buffer shallower than the base-RTT threshold
+//!   cuts the rate to the available bandwidth of the lossy round (the
+//!   self-loading formula below, from what got through; behind a deeper
+//!   buffer to what got through, since the loss then comes from a sender
+//!   filling that buffer, whose traffic is not steady over the round) and
+//!   doubles the quiet rounds the next probe waits
 //!   for (up to `probe_rounds` x 2^`max_backoff`); a probe with no loss
 //!   since the one before halves the wait.
 //! * **Loss is retransmitted, not punished**: a loss while the queueing
@@ -1069,11 +1084,11 @@ impl Controller for Pda {
         if self.phase == Phase::Startup && self.rate > 0.0 {
             // A drop in start-up ends the MBS measurement when the queue
             // shows more than the flow's own burst (the rate is above what
-            // is available) or less than half of it (the buffer could not
-            // hold the burst): "the last few probes should be used to
+            // is available): "the last few probes should be used to
             // detect the bottleneck router's queue size and its capacity
             // ... to avoid losing a large number of packets" (seed 001 §I).
-            // A drop with just the burst's own queue is random loss.
+            // A drop with just the burst's own queue is random loss; a
+            // buffer shallower than the burst shows as a heavy round.
             // The round's queue so far, or the last round's when this one
             // has just begun (a round with no sample yet reads 0).
             let qmax = self
