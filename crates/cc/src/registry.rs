@@ -329,10 +329,14 @@ static SPECS: &[CcSpec] = &[
             "startup_gain" = 2.0, "rate multiplier per round in start-up, > 1";
             "startup_jump" = 0.5, "in start-up, at least this fraction of the capacity the bursts measured, in [0, 1]";
             "q_thresh_frac" = 0.05, "queueing delay that counts as potential queuing, fraction of the base RTT";
-            "q_thresh_min" = 0.001, "smallest queueing-delay threshold, seconds";
+            "q_thresh_min" = 0.001, "smallest queueing-delay threshold from the base RTT, seconds";
+            "buffer_thresh" = 0.5, "once a loss has measured the buffer's depth (the queueing delay at the loss), the queueing-delay threshold is at most this fraction of it, in (0, 1]";
+            "buffer_burst" = 0.25, "once a loss has measured the buffer's depth, the MBS is at most this fraction of it in packets at the capacity, in (0, 1]";
             "margin" = 0.02, "fraction below the available bandwidth to pace at, in [0,1)";
             "probe_gain" = 0.05, "rate increase per probe (and per round when balancing against a non-yielding competitor), fraction of the capacity";
             "probe_rounds" = 4.0, "quiet rounds before a probe";
+            "max_backoff" = 0.0, "each congestion loss in cruise doubles the quiet rounds before a probe, up to probe_rounds x 2^max_backoff (0: no back-off), in [0, 16]";
+            "startup_approach" = 1.0, "in start-up, once the capacity is measured, the rate rises per round by at most this fraction of what is left below it, in (0, 1] (1: no approach)";
             "mbs_grow_rounds" = 8.0, "rounds without a congestion loss before the burst grows by one";
             "cap_window" = 10.0, "rounds the capacity estimate keeps its maximum over";
             "shuffle" = 1.0, "1: yield a step of the rate from the seed's table when new traffic appears";
@@ -840,9 +844,25 @@ pub fn build(
                     )?,
                     q_thresh_frac: v.fraction("q_thresh_frac")?,
                     q_thresh_min: crate::from_secs(v.non_negative("q_thresh_min")?),
+                    buffer_thresh: v.check(
+                        "buffer_thresh",
+                        |x| x > 0.0 && x <= 1.0,
+                        "in (0, 1]",
+                    )?,
+                    buffer_burst: v.check("buffer_burst", |x| x > 0.0 && x <= 1.0, "in (0, 1]")?,
                     margin: v.check("margin", |x| (0.0..1.0).contains(&x), "in [0, 1)")?,
                     probe_gain: v.check("probe_gain", |x| x > 0.0 && x <= 1.0, "in (0, 1]")?,
                     probe_rounds: whole("probe_rounds", 1.0)? as u32,
+                    max_backoff: v.check(
+                        "max_backoff",
+                        |x| (0.0..=16.0).contains(&x) && x.fract() == 0.0,
+                        "a whole number in [0, 16]",
+                    )? as u32,
+                    startup_approach: v.check(
+                        "startup_approach",
+                        |x| x > 0.0 && x <= 1.0,
+                        "in (0, 1]",
+                    )?,
                     mbs_grow_rounds: whole("mbs_grow_rounds", 1.0)? as u32,
                     cap_window: whole("cap_window", 1.0)? as usize,
                     shuffle: v.boolean("shuffle")?,
@@ -1184,6 +1204,13 @@ mod tests {
             ("pda", vec![p("infer_flows", 0.5)]),
             ("pda", vec![p("competing_loss", 0.0)]),
             ("pda", vec![p("competing_loss", 1.5)]),
+            ("pda", vec![p("buffer_thresh", 0.0)]),
+            ("pda", vec![p("buffer_thresh", 1.5)]),
+            ("pda", vec![p("buffer_burst", 0.0)]),
+            ("pda", vec![p("buffer_burst", f64::NAN)]),
+            ("pda", vec![p("max_backoff", 17.0)]),
+            ("pda", vec![p("max_backoff", 1.5)]),
+            ("pda", vec![p("startup_approach", 0.0)]),
             ("bic", vec![p("s_min", 4.0), p("s_max", 2.0)]),
             ("vegas", vec![p("alpha", 5.0)]),
             ("vegas-rate", vec![p("alpha_plus", -1.0)]),
