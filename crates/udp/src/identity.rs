@@ -259,7 +259,7 @@ pub(crate) fn read_small_file(path: &Path, what: &str, forbidden: u32) -> anyhow
             "not a regular file"
         };
         bail!(
-            "{what} {} is {kind}: it must be a regular file",
+            "{what} {} is {kind}: a {what} must be a regular file",
             path.display()
         );
     }

@@ -222,46 +222,7 @@ impl Psk {
     /// `ssh` refuses such a private key: the key is the whole secret, and
     /// a warning scrolls by unread).
     pub fn from_file(path: &Path) -> anyhow::Result<Psk> {
-        use std::io::Read;
-        use std::os::unix::fs::{FileTypeExt, OpenOptionsExt, PermissionsExt};
-        let f = std::fs::File::options()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK)
-            .open(path)
-            .with_context(|| format!("opening key file {}", path.display()))?;
-        let meta = f
-            .metadata()
-            .with_context(|| format!("reading key file {}", path.display()))?;
-        let t = meta.file_type();
-        if !t.is_file() {
-            let what = if t.is_fifo() {
-                "a FIFO"
-            } else if t.is_char_device() || t.is_block_device() {
-                "a device"
-            } else if t.is_dir() {
-                "a directory"
-            } else if t.is_socket() {
-                "a socket"
-            } else {
-                "not a regular file"
-            };
-            bail!(
-                "key file {} is {what}: a key file must be a regular file",
-                path.display()
-            );
-        }
-        let mode = meta.permissions().mode() & 0o777;
-        if mode & 0o077 != 0 {
-            bail!(
-                "key file {} has mode {mode:04o}: group and others must have no access (chmod 600 {})",
-                path.display(),
-                path.display()
-            );
-        }
-        let mut s = String::new();
-        f.take(1024)
-            .read_to_string(&mut s)
-            .with_context(|| format!("reading key file {}", path.display()))?;
+        let s = crate::identity::read_small_file(path, "key file", 0o077)?;
         Psk::from_hex(&s).map_err(|e| anyhow::anyhow!("key file {}: {e}", path.display()))
     }
 
