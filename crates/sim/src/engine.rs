@@ -1081,6 +1081,24 @@ impl Simulation {
         }
     }
 
+    /// A queue discipline's verdict on arriving packet `p`: a mark sets CE,
+    /// a drop is counted against its flow; false when it is dropped.
+    fn aqm_admits(&mut self, p: &mut SimPacket, v: RedVerdict) -> bool {
+        match v {
+            RedVerdict::Enqueue => true,
+            RedVerdict::Mark => {
+                p.data.ecn = Ecn::Ce;
+                true
+            }
+            RedVerdict::Drop => {
+                if !p.cross {
+                    self.flows[p.flow as usize].drops += 1;
+                }
+                false
+            }
+        }
+    }
+
     /// An arrival at a link with random loss, a queue discipline, a price,
     /// several channels or recorded interarrival times: false when the
     /// packet is dropped (or, on several channels, queued) here. Out of
@@ -1118,15 +1136,9 @@ impl Simulation {
             let Some(Aqm::Red(red)) = link.aqm.as_deref_mut().map(|a| &mut a.kind) else {
                 unreachable!("checked")
             };
-            match red.on_arrival(now, q, idle, ect) {
-                RedVerdict::Enqueue => {}
-                RedVerdict::Mark => p.data.ecn = Ecn::Ce,
-                RedVerdict::Drop => {
-                    if !p.cross {
-                        self.flows[p.flow as usize].drops += 1;
-                    }
-                    return false;
-                }
+            let v = red.on_arrival(now, q, idle, ect);
+            if !self.aqm_admits(p, v) {
+                return false;
             }
         }
         let link = &mut self.links[l];
@@ -1154,15 +1166,8 @@ impl Simulation {
                 Aqm::Step(s) => s.on_arrival(waiting, ect),
                 Aqm::Red(_) => unreachable!("RED decided above"),
             };
-            match verdict {
-                RedVerdict::Enqueue => {}
-                RedVerdict::Mark => p.data.ecn = Ecn::Ce,
-                RedVerdict::Drop => {
-                    if !p.cross {
-                        self.flows[p.flow as usize].drops += 1;
-                    }
-                    return false;
-                }
+            if !self.aqm_admits(p, verdict) {
+                return false;
             }
             let a = self.links[l].aqm.as_deref_mut().expect("checked");
             a.sojourn_sum += (start - now) as f64;
