@@ -134,13 +134,7 @@ impl Controller for Bic {
     }
 
     fn on_ack(&mut self, _now: Time, ack: &AckSample) {
-        let Some(mut acked) = self.core.begin_ack(ack) else {
-            return;
-        };
-        if self.core.in_slow_start() {
-            acked = self.core.slow_start(acked);
-        }
-        if acked > 0.0 {
+        if let Some(acked) = self.core.ack_for_avoidance(ack) {
             let w = self.core.cwnd;
             let s = self
                 .a_override

@@ -115,13 +115,7 @@ impl Controller for Dctcp {
             // The next window: every packet now in flight acknowledged.
             self.window_end = ack.delivered + ack.in_flight.max(1) as u64;
         }
-        let Some(mut acked) = self.core.begin_ack(ack) else {
-            return;
-        };
-        if self.core.in_slow_start() {
-            acked = self.core.slow_start(acked);
-        }
-        if acked > 0.0 {
+        if let Some(acked) = self.core.ack_for_avoidance(ack) {
             self.core.reno_increase(acked);
         }
     }

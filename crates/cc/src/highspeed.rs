@@ -102,13 +102,7 @@ impl Controller for HighSpeed {
     }
 
     fn on_ack(&mut self, _now: Time, ack: &AckSample) {
-        let Some(mut acked) = self.core.begin_ack(ack) else {
-            return;
-        };
-        if self.core.in_slow_start() {
-            acked = self.core.slow_start(acked);
-        }
-        if acked > 0.0 {
+        if let Some(acked) = self.core.ack_for_avoidance(ack) {
             let w = self.core.cwnd;
             // RFC 3649: w += a(w)/w per acknowledged packet (seed 004 eq. (1));
             // ACWAP may replace a(w) by 1.

@@ -80,6 +80,20 @@ impl WindowCore {
         Some(ack.newly_acked as f64)
     }
 
+    /// [`begin_ack`](Self::begin_ack) followed by RFC 5681 §3.1 slow start:
+    /// returns the packets left over for congestion avoidance, or `None`
+    /// when none are (in recovery, nothing newly acknowledged, or all of it
+    /// spent below ssthresh). The common opening of every window-based
+    /// controller's `on_ack`.
+    #[inline]
+    pub fn ack_for_avoidance(&mut self, ack: &AckSample) -> Option<f64> {
+        let mut acked = self.begin_ack(ack)?;
+        if self.in_slow_start() {
+            acked = self.slow_start(acked);
+        }
+        (acked > 0.0).then_some(acked)
+    }
+
     #[inline]
     pub fn in_slow_start(&self) -> bool {
         self.cwnd < self.ssthresh
@@ -179,13 +193,7 @@ impl Controller for NewReno {
     }
 
     fn on_ack(&mut self, _now: Time, ack: &AckSample) {
-        let Some(mut acked) = self.core.begin_ack(ack) else {
-            return;
-        };
-        if self.core.in_slow_start() {
-            acked = self.core.slow_start(acked);
-        }
-        if acked > 0.0 {
+        if let Some(acked) = self.core.ack_for_avoidance(ack) {
             self.core.reno_increase(acked);
         }
     }

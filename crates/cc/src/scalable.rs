@@ -73,13 +73,7 @@ impl Controller for Scalable {
     }
 
     fn on_ack(&mut self, _now: Time, ack: &AckSample) {
-        let Some(mut acked) = self.core.begin_ack(ack) else {
-            return;
-        };
-        if self.core.in_slow_start() {
-            acked = self.core.slow_start(acked);
-        }
-        if acked > 0.0 {
+        if let Some(acked) = self.core.ack_for_avoidance(ack) {
             if let Some(a) = self.a_override {
                 // ACWAP (seed 004): a packets per RTT, w += a/w per ACK.
                 self.core.cwnd += a * acked / self.core.cwnd;
