@@ -17,11 +17,16 @@ mkdir -p corpus/scenario corpus/overrides
 for f in ../scenarios/*.toml $(find ../experiments -name '*.toml'); do
   cp "$f" "corpus/scenario/$(sha256sum "$f" | cut -c1-16)"
 done
-# handshake_ik: a real first message from a key the target's receiver does
-# not list (private key [11; 32] to the receiver of [9; 32]); without it
-# libFuzzer stays in the framing and never reaches the Noise message.
-mkdir -p corpus/handshake_ik
-cp seeds/handshake_ik/* corpus/handshake_ik/
+# Seeds (fuzz/seeds/TARGET/): real first messages the target must refuse.
+# handshake_ik: from a key its receiver does not list (private key [11; 32]
+# to the receiver of [9; 32]); handshake: a pre-shared-key first message
+# under another key ([7; 32] against [9; 32]). Without them libFuzzer stays
+# in the framing (73-74 edges) and never reaches the Noise message.
+for d in seeds/*/; do
+  t=$(basename "$d")
+  mkdir -p "corpus/$t"
+  cp "$d"* "corpus/$t/"
+done
 printf 'foo=1\nduration=10s\n' >corpus/overrides/seed1
 printf 'flows[0].cc="cubic"\ntopology.bottleneck.rate="1Gbps"\n' >corpus/overrides/seed2
 cargo +nightly fuzz build -O
