@@ -104,6 +104,8 @@ void Reset() { sojourn_sum = 0; sojourns = 0; area = 0; last_t = 0; last_q = 0; 
     if knobs.get("recovery") == "classic":
         ns.Config.SetDefault("ns3::TcpL4Protocol::RecoveryType",
                              ns.TypeIdValue(ns.TypeId.LookupByName("ns3::TcpClassicRecovery")))
+    if knobs.get("sack") is False:
+        ns.Config.SetDefault("ns3::TcpSocketBase::Sack", ns.BooleanValue(False))
     ns.Config.SetDefault("ns3::TcpSocket::SegmentSize", ns.UintegerValue(1448))
     ns.Config.SetDefault("ns3::TcpSocket::DelAckCount", ns.UintegerValue(knobs["del_ack"]))
     ns.Config.SetDefault("ns3::TcpSocket::SndBufSize", ns.UintegerValue(1 << 24))
