@@ -1,27 +1,37 @@
 #!/usr/bin/env python3
-"""ns-3's CoDel or PIE against dropless's on the same dumbbell (issue 35, item 5).
+"""ns-3's CoDel, PIE, RED or DCTCP against dropless's on the same dumbbell (issue 35, item 5).
 
-Four bulk NewReno flows (starts 0, 0.5, 1, 1.5 s) through a 50 Mb/s link of
-18 ms behind 1 ms access links on each side (RTT 40 ms), the bottleneck's
-queue CoDel (target 5 ms, interval 100 ms; --queue codel) or PIE (RFC 8033's
-parameters, derandomized; --queue pie) with a 333-packet limit (two BDPs),
-1500-byte IP packets (1448 bytes of payload plus 52 of IP/TCP headers with
-timestamps; dropless: 1460 + 40), drops (no ECN). The bottleneck device's own
-queue holds one packet, so the queue is CoDel's.
+Each --queue runs its experiment's load (SETUPS below) in dropless and the
+same dumbbell in ns-3 (access links each side of the bottleneck, the
+bottleneck device's own queue one packet so the queue is the queue disc's):
 
-ns-3 runs twice: at its defaults (delayed ACKs, one ACK per two segments, with
-NewReno's congestion avoidance growing per ACK rather than per segment
-acknowledged) and matched (an ACK per segment). Reported over the second half
-of the run: the time-averaged queue (packets and ms), CoDel's drop rate per
-packet offered (drops and marks: no ECN here, so drops), the aggregate goodput; and the mean sojourn time of the
-packets dequeued over the whole run.
+* codel, pie: four bulk NewReno flows (starts 0, 0.5, 1, 1.5 s), 50 Mb/s,
+  RTT 40 ms, a 333-packet limit, drops; ns-3's CoDelQueueDisc (5 ms, 100 ms)
+  or PieQueueDisc (RFC 8033's parameters, derandomized).
+* red: red-operating-point.toml's 30 NewReno flows (staggered 0.1 s),
+  100 Mb/s, RTT 100 ms, RED 100/300 packets, gentle, 2000-packet limit,
+  drops, at max_p 0.002 (the experiment's) and 0.1 (RED's default); ns-3 at
+  its defaults (delayed ACKs, PRR, Wait, QW 0.002) and matched (an ACK per
+  segment, classic recovery, no Wait, dropless's automatic weight).
+* dctcp: dctcp-step.toml's 10 DCTCP flows, 1 Gb/s, RTT 1 ms, step marking at
+  K = 20 (ns-3: TcpDctcp behind RED with QW 1 and MinTh = MaxTh = 21, ECN
+  marks instead of forced drops).
+
+1500-byte IP packets (ns-3: 1448 bytes of payload plus 52 of IP/TCP headers
+with timestamps; dropless: 1460 + 40). For codel, pie and dctcp ns-3 runs at
+its defaults (delayed ACKs, one ACK per two segments, with NewReno growing
+per ACK rather than per segment acknowledged) and with an ACK per segment.
+Reported over the second half of the run: the time-averaged queue (packets
+and ms), the drop-or-mark rate per packet offered, the aggregate goodput
+(also per 1460-byte payload); and the mean sojourn of the packets dequeued
+over the whole run.
 
 Needs the ns3 Python wheel (pip install ns3; ns-3.44) and a release build of
 dropless (cargo build --release). Run from the repository root:
 
-    python3 scripts/ns3_aqm.py [--queue codel|pie] [--duration 20] [--dropless target/release/dropless]
+    python3 scripts/ns3_aqm.py [--queue codel|pie|red|dctcp] [--duration S] [--dropless target/release/dropless]
 
-It prints a Markdown table. Not part of CI (.ci/run does not need ns-3).
+It prints Markdown tables. Not part of CI (.ci/run does not need ns-3).
 """
 
 import argparse
