@@ -244,7 +244,7 @@ impl Link {
             late: VecDeque::new(),
             cross: None,
             cross_queued: VecDeque::new(),
-            aqm: aqm::Aqm::new(&cfg.queue, cfg.rate_bps, cfg.seed ^ 0xA0_11D1_5C).map(Box::new),
+            aqm: aqm::Aqm::new(&cfg.queue, cfg.rate_bps, cfg.seed ^ 0xA011_D15C).map(Box::new),
             mtu: 0,
             cfg,
             entries: VecDeque::new(),
