@@ -9,7 +9,8 @@
 # RTT 40 ms plus HOST_US of host latency, four NewReno or CUBIC flows
 # starting together). Prints one Markdown table row per run, over the whole
 # run: the mean number of packets waiting, the bottleneck's drop-or-mark
-# rate per packet offered (queue drops, buffer overflows and CE marks), the
+# rate per packet offered (queue drops, buffer overflows and CE marks) and
+# the CE marks' share of the packets offered, the
 # goodput, the mean sojourn (arrival to service start) and, for real runs,
 # the 99th percentile of how late the emulator handed the data packets over
 # (its own timing error) and the load average when the run ended (real-path
@@ -91,8 +92,8 @@ sim_args() {
     fi
 }
 
-echo "| queue | run | mean waiting, pkts | drop/mark rate | goodput Mb/s | mean sojourn ms | late p99 us | load (1 min) |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| queue | run | mean waiting, pkts | drop/mark rate | CE marks | goodput Mb/s | mean sojourn ms | late p99 us | load (1 min) |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for q in "${QUEUES[@]}"; do
     for run in $(seq "$RUNS"); do
         # shellcheck disable=SC2046 # emu_args prints options
@@ -124,7 +125,8 @@ signals = n(r"(\d+) dropped at the full buffer") + n(r"(\d+) CE-marked") + n(r":
 soj = float(re.search(r"mean sojourn ([\d.]+) ms", line).group(1))
 late = re.search(r"99th percentile ([\d.]+) us", line).group(1)
 wait = float(re.search(r"mean waiting ([\d.]+) packets", line).group(1))
-print(f"| {q} | real {run} | {wait:.1f} | {signals / offered:.5f} | {mbps:.2f} | {soj:.2f} | {late} | {load} |")
+ce = n(r"(\d+) CE-marked")
+print(f"| {q} | real {run} | {wait:.1f} | {signals / offered:.5f} | {ce / offered:.5f} | {mbps:.2f} | {soj:.2f} | {late} | {load} |")
 EOF
     done
     rtt_us=$((40000 + HOST_US))
@@ -145,6 +147,6 @@ marks = float(last["marks"])
 offered = float(last["departed"]) + drops
 mbps = sum(f["goodput_bps"] for f in s["flows"]) / 1e6
 soj = s["bottlenecks"][0].get("mean_sojourn_s", float("nan")) * 1e3
-print(f"| {q} | sim | {wait:.1f} | {(drops + marks) / offered:.5f} | {mbps:.2f} | {soj:.2f} | | |")
+print(f"| {q} | sim | {wait:.1f} | {(drops + marks) / offered:.5f} | {marks / offered:.5f} | {mbps:.2f} | {soj:.2f} | | |")
 EOF
 done
