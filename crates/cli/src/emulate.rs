@@ -1,8 +1,12 @@
 //! `dropless emulate`: a bottleneck link in user space between two TUN
 //! devices (`dropless_emu`), for real transfers over a long fat path.
 
-use dropless_emu::{CrossConfig, CrossKind, Link, LinkConfig};
+use dropless_emu::{CrossConfig, CrossKind, Link, LinkConfig, QueueConfig};
 use dropless_scenario::units::{self, fmt_rate};
+use dropless_sim::codel::CodelConfig;
+use dropless_sim::pie::PieConfig;
+use dropless_sim::red::RedConfig;
+use dropless_sim::step_mark::StepConfig;
 
 use crate::transfer::unit_arg;
 use crate::Failure;
@@ -11,7 +15,10 @@ pub const EMULATE_HELP: &str = "\
 Creates TUN devices A and B and forwards IP packets between them through one
 emulated link per direction: the given rate, one-way delay, drop-tail buffer,
 random loss and ECN step marking (ECT packets are set to CE when more than
---mark-above bytes are queued). Runs until interrupted (Ctrl-C, SIGTERM), then
+--mark-above bytes are queued), and a queue discipline in each direction
+(--queue red, codel, pie or step: the simulator's own RED, CoDel, PIE and
+DCTCP step deciding on the real packets; with --aqm-ecn they set ECT packets
+to CE, fixing the IPv4 header checksum, and drop the others). Runs until interrupted (Ctrl-C, SIGTERM), then
 prints each direction's counters, with how late the packets were handed over
 against their due time (the emulator's own timing error: packet spacing
 measured behind it, such as a packet pair's dispersion, carries it; --spin
@@ -24,7 +31,9 @@ Examples:
   dropless emulate --rate 1Gbps --delay 50ms --buffer 12.5MB --mark-above 1MB
   dropless emulate --rate 100Mbps --delay 10ms --buffer 100kB --loss 0.001 --seed 7
   dropless emulate --rate 100Mbps --delay 25ms --buffer 625kB --reorder 0.1 --reorder-delay 400us
-  dropless emulate --rate 1Gbps --delay 40ms --buffer 10MB --cross poisson:500Mbps";
+  dropless emulate --rate 1Gbps --delay 40ms --buffer 10MB --cross poisson:500Mbps
+  dropless emulate --rate 50Mbps --delay 20ms --buffer 500kB --queue codel --aqm-ecn
+  dropless emulate --rate 100Mbps --delay 50ms --buffer 3MB --queue red --red-min-th 100 --red-max-th 300 --red-max-p 0.002";
 
 /// Arguments of `dropless emulate`.
 #[derive(clap::Args, Debug)]
@@ -69,6 +78,112 @@ pub struct EmulateArgs {
     /// 500 ms), e.g. poisson:500Mbps or constant:100Mbps:576B
     #[arg(long, value_name = "KIND:RATE[:SIZE]")]
     pub cross: Option<String>,
+    /// Queue discipline in each direction: droptail, red, codel, pie or step
+    #[arg(long, default_value = "droptail")]
+    pub queue: String,
+    /// Set ECN-capable packets to CE instead of dropping them (red, codel,
+    /// pie; step always marks them)
+    #[arg(long)]
+    pub aqm_ecn: bool,
+    /// RED's lower threshold, packets (default 5)
+    #[arg(long)]
+    pub red_min_th: Option<f64>,
+    /// RED's upper threshold, packets (default 3 red-min-th)
+    #[arg(long)]
+    pub red_max_th: Option<f64>,
+    /// RED's max_p (default 0.1)
+    #[arg(long)]
+    pub red_max_p: Option<f64>,
+    /// CoDel's target sojourn, e.g. 5ms (RFC 8289's default)
+    #[arg(long)]
+    pub codel_target: Option<String>,
+    /// CoDel's interval, e.g. 100ms (RFC 8289's default)
+    #[arg(long)]
+    pub codel_interval: Option<String>,
+    /// PIE's target queueing delay, e.g. 15ms (RFC 8033's default)
+    #[arg(long)]
+    pub pie_target: Option<String>,
+    /// The step's K: packets waiting above which ECT packets are marked
+    /// (default 20)
+    #[arg(long)]
+    pub step_k: Option<u64>,
+}
+
+/// `--queue` and its discipline's flags; a flag of another discipline is
+/// refused, naming it.
+fn queue_arg(a: &EmulateArgs) -> Result<QueueConfig, Failure> {
+    let given: [(&str, bool); 7] = [
+        ("red-min-th", a.red_min_th.is_some()),
+        ("red-max-th", a.red_max_th.is_some()),
+        ("red-max-p", a.red_max_p.is_some()),
+        ("codel-target", a.codel_target.is_some()),
+        ("codel-interval", a.codel_interval.is_some()),
+        ("pie-target", a.pie_target.is_some()),
+        ("step-k", a.step_k.is_some()),
+    ];
+    let prefix = match a.queue.as_str() {
+        "droptail" => "-",
+        "red" => "red-",
+        "codel" => "codel-",
+        "pie" => "pie-",
+        "step" => "step-",
+        q => {
+            return Err(Failure::Input(format!(
+                "--queue: found {q:?}, expected droptail, red, codel, pie or step"
+            )))
+        }
+    };
+    if let Some((flag, _)) = given.iter().find(|(f, g)| *g && !f.starts_with(prefix)) {
+        return Err(Failure::Input(format!(
+            "--{flag}: not a parameter of --queue {}",
+            a.queue
+        )));
+    }
+    if a.aqm_ecn && a.queue == "droptail" {
+        return Err(Failure::Input(
+            "--aqm-ecn: needs --queue red, codel, pie or step (use --mark-above to mark a drop-tail queue)".into(),
+        ));
+    }
+    let time = |flag: &str, v: &Option<String>, d: dropless_cc::Time| {
+        v.as_deref()
+            .map_or(Ok(d), |v| unit_arg(flag, v, units::parse_time))
+    };
+    let q = match a.queue.as_str() {
+        "red" => {
+            let d = RedConfig::default();
+            let min_th = a.red_min_th.unwrap_or(5.0);
+            QueueConfig::Red(RedConfig {
+                min_th,
+                max_th: a.red_max_th.unwrap_or(3.0 * min_th),
+                max_p: a.red_max_p.unwrap_or(d.max_p),
+                ecn: a.aqm_ecn,
+                ..d
+            })
+        }
+        "codel" => {
+            let d = CodelConfig::default();
+            QueueConfig::Codel(CodelConfig {
+                target: time("codel-target", &a.codel_target, d.target)?,
+                interval: time("codel-interval", &a.codel_interval, d.interval)?,
+                ecn: a.aqm_ecn,
+            })
+        }
+        "pie" => {
+            let d = PieConfig::default();
+            QueueConfig::Pie(PieConfig {
+                target: time("pie-target", &a.pie_target, d.target)?,
+                ecn: a.aqm_ecn,
+                ..d
+            })
+        }
+        "step" => QueueConfig::Step(StepConfig {
+            k: a.step_k.unwrap_or(StepConfig::default().k),
+            ecn: true,
+        }),
+        _ => QueueConfig::DropTail,
+    };
+    q.validate().map_err(|e| Failure::Input(format!("--{e}")))?;
+    Ok(q)
 }
 
 /// `--cross KIND:RATE[:SIZE]`.
@@ -125,6 +240,7 @@ fn config(a: &EmulateArgs, seed: u64) -> Result<LinkConfig, Failure> {
         reorder: a.reorder,
         reorder_delay: unit_arg("reorder-delay", &a.reorder_delay, units::parse_time)?,
         cross: None,
+        queue: queue_arg(a)?,
     };
     cfg.validate()
         .map_err(|e| Failure::Input(format!("--{e}")))?;
@@ -136,9 +252,22 @@ fn line(dir: &str, l: &Link) -> String {
     let late = l.lateness();
     let us = |t: u64| t as f64 / 1e3;
     format!(
-        "{dir}: {} packets in, {} out ({} bytes), {} dropped at the full buffer, {} lost at random, {} CE-marked, {} reordered, max queue {} bytes, delivered late by median {:.1} us, 99th percentile {:.1} us, max {:.1} us{}",
+        "{dir}: {} packets in, {} out ({} bytes), {} dropped at the full buffer, {} lost at random, {} CE-marked, {} reordered, max queue {} bytes, delivered late by median {:.1} us, 99th percentile {:.1} us, max {:.1} us{}{}",
         s.packets_in, s.packets_out, s.bytes_out, s.overflows, s.lost, s.marked, s.reordered, s.max_queue_bytes,
         us(late.median), us(late.p99), us(late.max),
+        if l.config().queue != QueueConfig::DropTail && s.aqm_queued > 0 {
+            let span = (s.last_arrival - s.first_arrival).max(1) as f64;
+            format!(
+                "; {}: {} dropped, {} packets queued, mean sojourn {:.3} ms, mean waiting {:.2} packets",
+                l.config().queue.name(),
+                s.aqm_drops,
+                s.aqm_queued,
+                s.sojourn_sum_ns as f64 / s.aqm_queued as f64 / 1e6,
+                s.sojourn_sum_ns as f64 / span
+            )
+        } else {
+            String::new()
+        },
         if l.config().cross.is_some() {
             format!("; cross traffic: {} packets queued, {} dropped at the full buffer", s.cross_in, s.cross_overflows)
         } else {

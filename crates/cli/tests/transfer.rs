@@ -376,6 +376,59 @@ fn emulate_rejects_bad_values_naming_the_option() {
     let (c, e) = run(&a);
     assert_eq!(c, Some(2));
     assert!(e.contains("--spin"), "{e}");
+    // Queue disciplines: unknown names, out-of-range values and another
+    // discipline's flags, each naming the flag.
+    for (extra, flag, what) in [
+        (&["--queue", "fq"][..], "--queue", "codel"),
+        (
+            &["--queue", "codel", "--codel-target", "200ms"][..],
+            "--codel-target",
+            "below",
+        ),
+        (
+            &["--queue", "codel", "--codel-interval", "20s"][..],
+            "--codel-interval",
+            "10s",
+        ),
+        (
+            &["--queue", "codel", "--codel-target", "5"][..],
+            "--codel-target",
+            "unit",
+        ),
+        (
+            &["--queue", "pie", "--pie-target", "0ms"][..],
+            "--pie-target",
+            "1ns",
+        ),
+        (
+            &["--queue", "step", "--step-k", "0"][..],
+            "--step-k",
+            "1 to",
+        ),
+        (
+            &["--queue", "red", "--red-min-th", "50", "--red-max-th", "20"][..],
+            "--red-max-th",
+            "above",
+        ),
+        (
+            &["--queue", "red", "--red-max-p", "1.5"][..],
+            "--red-max-p",
+            "probability",
+        ),
+        (
+            &["--queue", "pie", "--codel-target", "5ms"][..],
+            "--codel-target",
+            "--queue pie",
+        ),
+        (&["--aqm-ecn"][..], "--aqm-ecn", "--queue"),
+    ] {
+        let mut a = ok.to_vec();
+        a.extend(extra);
+        let (c, e) = run(&a);
+        assert_eq!(c, Some(2), "{extra:?}: {e}");
+        assert!(e.contains(flag) && e.contains(what), "{extra:?}: {e}");
+        assert_eq!(e.trim().lines().count(), 1, "{extra:?}: one line: {e}");
+    }
 }
 
 /// `recv --keep` serves one transfer after another (a JSON object per line

@@ -25,6 +25,10 @@
 //! * **ECN** (step marking, as DCTCP's K): an ECN-capable IPv4 packet that
 //!   finds more than `mark_above` bytes queued is set to CE instead of being
 //!   delayed further; Not-ECT packets are never marked.
+//! * **Active queue management** ([`aqm`]): RED, CoDel, PIE or DCTCP's step
+//!   on packets, the simulator's own disciplines deciding at arrival; an
+//!   ECN-capable IPv4 packet they signal is set to CE (header checksum
+//!   updated), any other is dropped.
 //! * **Reordering** with probability `reorder`: a packet leaves the queue
 //!   as usual but is delivered `reorder_delay` after its due time, so the
 //!   packets behind it overtake it (none is lost). Drawn from its own
@@ -44,11 +48,14 @@ use hdrhistogram::Histogram;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+pub mod aqm;
 pub mod cross;
 #[cfg(target_os = "linux")]
 pub mod tun;
 
+pub use aqm::QueueConfig;
 pub use cross::{CrossConfig, CrossKind};
+use dropless_sim::red::Verdict as AqmVerdict;
 
 /// One direction of the emulated path.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,6 +80,8 @@ pub struct LinkConfig {
     pub reorder_delay: Time,
     /// Open-loop cross traffic sharing the queue and the link.
     pub cross: Option<CrossConfig>,
+    /// The queue discipline in front of the buffer (drop-tail by default).
+    pub queue: QueueConfig,
 }
 
 impl LinkConfig {
@@ -108,6 +117,7 @@ impl LinkConfig {
         if let Some(c) = &self.cross {
             c.validate()?;
         }
+        self.queue.validate()?;
         Ok(())
     }
 }
@@ -124,6 +134,8 @@ pub enum Verdict {
     Overflow,
     /// Dropped by the random loss.
     Lost,
+    /// Dropped by the queue discipline ([`LinkConfig::queue`]).
+    Dropped,
 }
 
 /// Counters of one link.
@@ -149,6 +161,18 @@ pub struct LinkStats {
     pub cross_in: u64,
     /// Cross-traffic packets dropped at the full buffer.
     pub cross_overflows: u64,
+    /// Packets dropped by the queue discipline.
+    pub aqm_drops: u64,
+    /// Packets queued behind a queue discipline other than drop-tail.
+    pub aqm_queued: u64,
+    /// Sum of their waiting times (arrival to service start), ns: over the
+    /// time they span, the time-averaged number of packets waiting
+    /// (Little's law).
+    pub sojourn_sum_ns: u128,
+    /// First and last arrival seen, ns (the shell's clock).
+    pub first_arrival: Time,
+    /// See `first_arrival`.
+    pub last_arrival: Time,
 }
 
 struct Entry {
@@ -191,6 +215,10 @@ pub struct Link {
     cross: Option<cross::CrossSource>,
     /// Departure times and sizes of the cross packets still queued.
     cross_queued: VecDeque<(Time, u32)>,
+    /// The queue discipline's state; `None`: drop-tail.
+    aqm: Option<Box<aqm::Aqm>>,
+    /// The largest packet seen, bytes (PIE's MTU).
+    mtu: u32,
 }
 
 /// How late a [`Link`]'s packets were delivered, from [`Link::lateness`].
@@ -216,6 +244,8 @@ impl Link {
             late: VecDeque::new(),
             cross: None,
             cross_queued: VecDeque::new(),
+            aqm: aqm::Aqm::new(&cfg.queue, cfg.rate_bps, cfg.seed ^ 0xA011_D15C).map(Box::new),
+            mtu: 0,
             cfg,
             entries: VecDeque::new(),
             first_queued: 0,
@@ -339,10 +369,23 @@ impl Link {
             self.recycle(buf);
             return Verdict::Overflow;
         }
-        let marked = self
-            .cfg
-            .mark_above
-            .is_some_and(|k| self.queued_bytes > k && mark_ce(&mut buf));
+        let mut marked = false;
+        if self.aqm.is_some() {
+            match self.aqm_verdict(now, &mut buf) {
+                AqmVerdict::Drop => {
+                    self.stats.aqm_drops += 1;
+                    self.recycle(buf);
+                    return Verdict::Dropped;
+                }
+                AqmVerdict::Mark => marked = true,
+                AqmVerdict::Enqueue => {}
+            }
+        }
+        let marked = marked
+            || self
+                .cfg
+                .mark_above
+                .is_some_and(|k| self.queued_bytes > k && mark_ce(&mut buf));
         if marked {
             self.stats.marked += 1;
         }
@@ -359,6 +402,50 @@ impl Link {
             buf,
         });
         Verdict::Queued { marked }
+    }
+
+    /// Asks the queue discipline about the packet in `buf` arriving at
+    /// `now` (after `advance(now)`); a mark is applied to the header here,
+    /// and a mark the header cannot take (not ECN-capable IPv4) becomes a
+    /// drop. Counts the packet's waiting time if it is not dropped.
+    #[cold]
+    fn aqm_verdict(&mut self, now: Time, buf: &mut [u8]) -> AqmVerdict {
+        let len = buf.len() as u32;
+        self.mtu = self.mtu.max(len);
+        let real = self
+            .entries
+            .get(self.first_queued)
+            .map(|e| (e.depart, e.len));
+        let cross = self.cross_queued.front().copied();
+        // The packet in service: whichever queued one leaves first.
+        let head = match (real, cross) {
+            (Some(a), Some(b)) => Some(if a.0 <= b.0 { a } else { b }),
+            (a, b) => a.or(b),
+        };
+        let queued = (self.entries.len() - self.first_queued + self.cross_queued.len()) as u64;
+        let view = aqm::QueueView {
+            now,
+            busy_until: self.last_depart,
+            waiting: queued.saturating_sub(1),
+            waiting_bytes: self.queued_bytes - head.map_or(0, |h| h.1 as u64),
+            len,
+            mtu: self.mtu,
+        };
+        let ect = aqm::is_ect(buf);
+        let a = self.aqm.as_deref_mut().expect("checked by the caller");
+        let v = match a.on_arrival(&view, ect) {
+            AqmVerdict::Mark if !mark_ce(buf) => AqmVerdict::Drop,
+            v => v,
+        };
+        if v != AqmVerdict::Drop {
+            if self.stats.aqm_queued == 0 {
+                self.stats.first_arrival = now;
+            }
+            self.stats.aqm_queued += 1;
+            self.stats.sojourn_sum_ns += (self.last_depart.max(now) - now) as u128;
+            self.stats.last_arrival = now;
+        }
+        v
     }
 
     /// When the next packet is due at the far end, if any.
@@ -448,6 +535,7 @@ mod tests {
             reorder: 0.0,
             reorder_delay: 0,
             cross: None,
+            queue: QueueConfig::DropTail,
         }
     }
 
@@ -744,5 +832,183 @@ mod tests {
         .validate()
         .unwrap_err();
         assert!(e.starts_with("buffer"), "{e}");
+    }
+
+    /// A packet of `len` bytes with an IPv4 header whose TOS byte is `tos`.
+    fn ipv4_len(tos: u8, len: usize) -> Vec<u8> {
+        let mut h = ipv4(tos);
+        h.resize(len, 0);
+        h
+    }
+
+    fn with_queue(queue: QueueConfig) -> Link {
+        Link::new(LinkConfig {
+            buffer_bytes: 1_000_000,
+            queue,
+            ..cfg()
+        })
+    }
+
+    /// DCTCP's step on packets: above K = 2 packets waiting an ECT packet
+    /// is set to CE with a valid header checksum, a Not-ECT one is dropped.
+    #[test]
+    fn step_marks_ect_and_drops_not_ect_above_k_packets() {
+        use dropless_sim::step_mark::StepConfig;
+        let mut l = with_queue(QueueConfig::Step(StepConfig { k: 2, ecn: true }));
+        // The fourth finds one in service and two waiting: not above K.
+        for _ in 0..4 {
+            assert_eq!(
+                l.push(0, ipv4_len(0x02, 1000)),
+                Verdict::Queued { marked: false }
+            );
+        }
+        assert_eq!(
+            l.push(0, ipv4_len(0x02, 1000)),
+            Verdict::Queued { marked: true }
+        );
+        assert_eq!(
+            l.push(0, ipv4_len(0x01, 1000)),
+            Verdict::Queued { marked: true }
+        );
+        assert_eq!(l.push(0, ipv4_len(0x00, 1000)), Verdict::Dropped);
+        assert_eq!(
+            l.push(0, pkt(1000)),
+            Verdict::Dropped,
+            "not IPv4: not ECN-capable"
+        );
+        assert_eq!((l.stats().marked, l.stats().aqm_drops), (2, 2));
+        let mut t = 0;
+        let mut ce = 0;
+        while let Some(p) = l.pop(t) {
+            assert_eq!(checksum(&p[..20]), 0, "header checksum still valid");
+            ce += (p[1] & 3 == 3) as u32;
+            t += MILLISECOND;
+        }
+        for _ in 0..20 {
+            t += MILLISECOND;
+            while let Some(p) = l.pop(t) {
+                assert_eq!(checksum(&p[..20]), 0);
+                ce += (p[1] & 3 == 3) as u32;
+            }
+        }
+        assert_eq!(ce, 2);
+    }
+
+    /// RED on real packets: a queue growing past the lower threshold
+    /// (w_q = 1, upper threshold far away) has ECT packets marked, never
+    /// dropped, with valid header checksums, and Not-ECT packets dropped,
+    /// never marked.
+    #[test]
+    fn red_marks_or_drops_real_packets() {
+        use dropless_sim::red::RedConfig;
+        let run = |tos: u8| {
+            let mut l = with_queue(QueueConfig::Red(RedConfig {
+                min_th: 1.0,
+                max_th: 400.0,
+                max_p: 1.0,
+                w_q: 1.0,
+                gentle: false,
+                adaptive: false,
+                ecn: true,
+            }));
+            for _ in 0..300 {
+                l.push(0, ipv4_len(tos, 1000));
+            }
+            let mut ce = 0;
+            while let Some(p) = l.pop(SECOND) {
+                assert_eq!(checksum(&p[..20]), 0);
+                ce += (p[1] & 3 == 3) as u64;
+            }
+            (l.stats().clone(), ce)
+        };
+        let (s, ce) = run(0x02);
+        assert!(
+            s.marked > 10 && s.aqm_drops == 0 && s.overflows == 0,
+            "{s:?}"
+        );
+        assert_eq!(ce, s.marked);
+        let (s, ce) = run(0x00);
+        assert!(s.aqm_drops > 10 && s.marked == 0 && ce == 0, "{s:?}");
+    }
+
+    /// CoDel on real packets: a standing queue (a packet every 0.5 ms into a
+    /// 1 ms-per-packet link) stays above the 5 ms target for an interval,
+    /// and CoDel then marks ECT packets (checksum valid) or drops Not-ECT
+    /// ones; the same arrivals give the same verdicts (seeded, no clock).
+    #[test]
+    fn codel_signals_a_standing_queue_on_real_packets() {
+        use dropless_sim::codel::CodelConfig;
+        let run = |tos: u8| {
+            let mut l = with_queue(QueueConfig::Codel(CodelConfig {
+                ecn: true,
+                ..CodelConfig::default()
+            }));
+            let mut verdicts = Vec::new();
+            for i in 0..600u64 {
+                let now = i * 500 * US;
+                verdicts.push(l.push(now, ipv4_len(tos, 1000)));
+                while let Some(p) = l.pop(now) {
+                    assert_eq!(checksum(&p[..20]), 0);
+                    l.recycle(p);
+                }
+            }
+            (verdicts, l.stats().clone())
+        };
+        let (v, s) = run(0x02);
+        assert!(s.marked > 0 && s.aqm_drops == 0, "{s:?}");
+        assert_eq!(run(0x02).0, v, "deterministic");
+        // Packet i starts its service at i ms (its dequeue instant, where
+        // CoDel judges it); the sojourn is above 5 ms from packet 11 on, so
+        // nothing may be signalled before an interval (100 ms) later.
+        let first = v
+            .iter()
+            .position(|x| *x == Verdict::Queued { marked: true })
+            .unwrap();
+        assert!(first >= 110, "first mark at packet {first}");
+        let (_, s) = run(0x00);
+        assert!(s.aqm_drops > 0 && s.marked == 0, "{s:?}");
+        // Waiting time recorded for the packets let in.
+        assert!(s.sojourn_sum_ns > 0 && s.aqm_queued + s.aqm_drops == 600);
+    }
+
+    /// Bad discipline parameters are refused naming the command-line flag.
+    #[test]
+    fn bad_queue_parameters_name_the_flag() {
+        use dropless_sim::{
+            codel::CodelConfig, pie::PieConfig, red::RedConfig, step_mark::StepConfig,
+        };
+        let bad = |q: QueueConfig| LinkConfig { queue: q, ..cfg() }.validate().unwrap_err();
+        let e = bad(QueueConfig::Codel(CodelConfig {
+            target: 200 * MILLISECOND,
+            ..CodelConfig::default()
+        }));
+        assert!(e.starts_with("codel-target:"), "{e}");
+        let e = bad(QueueConfig::Codel(CodelConfig {
+            interval: 0,
+            ..CodelConfig::default()
+        }));
+        assert!(e.starts_with("codel-interval:"), "{e}");
+        let e = bad(QueueConfig::Pie(PieConfig {
+            target: 0,
+            ..PieConfig::default()
+        }));
+        assert!(e.starts_with("pie-target:"), "{e}");
+        let e = bad(QueueConfig::Step(StepConfig { k: 0, ecn: true }));
+        assert!(e.starts_with("step-k:"), "{e}");
+        let red = RedConfig {
+            min_th: 10.0,
+            max_th: 30.0,
+            ..RedConfig::default()
+        };
+        let e = bad(QueueConfig::Red(RedConfig { max_th: 5.0, ..red }));
+        assert!(e.starts_with("red-max-th:"), "{e}");
+        let e = bad(QueueConfig::Red(RedConfig { max_p: 0.0, ..red }));
+        assert!(e.starts_with("red-max-p:"), "{e}");
+        assert!(LinkConfig {
+            queue: QueueConfig::Red(red),
+            ..cfg()
+        }
+        .validate()
+        .is_ok());
     }
 }

@@ -406,6 +406,45 @@ pub const QUEUE_KINDS: &[KindDoc] = &[
         help: "DCTCP's step marking (RFC 8257 §3.1): an arrival finding more than step_k packets waiting is marked CE if ECN-capable, dropped if not",
         params: STEP_PARAMS,
     },
+    KindDoc {
+        name: "rem",
+        help: "REM (thesis §2.3.3, eqs. (2.5)-(2.6)): a price integrates the queue's distance from rem_target and the rate mismatch every rem_interval; arrivals are marked (or dropped) with probability 1 - rem_phi^-price",
+        params: REM_PARAMS,
+    },
+];
+
+/// Keys of a link with `queue = "rem"`.
+pub const REM_PARAMS: &[KeyDoc] = &[
+    k(
+        "rem_gamma",
+        "0.001",
+        "step size of the price update, in (0, 1]",
+    ),
+    k(
+        "rem_alpha",
+        "0.1",
+        "weight of the queue's distance from the target, in (0, 100]",
+    ),
+    k(
+        "rem_target",
+        "20",
+        "target queue b*, packets waiting, from 0 to 1000000",
+    ),
+    k(
+        "rem_phi",
+        "1.001",
+        "base of the mark probability 1 - phi^-price, above 1 and at most 100",
+    ),
+    k(
+        "rem_interval",
+        "\"2ms\"",
+        "period of the price update, from 1ns to 10s",
+    ),
+    k(
+        "rem_ecn",
+        "false",
+        "mark ECN-capable packets instead of dropping them",
+    ),
 ];
 
 /// Keys of a link with `queue = "codel"`.

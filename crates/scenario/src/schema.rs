@@ -7,6 +7,7 @@ use dropless_sim::config::PriceKind;
 use dropless_sim::pie::PieConfig;
 use dropless_sim::rcp_price::RcpConfig;
 use dropless_sim::red::RedConfig;
+use dropless_sim::rem::RemConfig;
 use dropless_sim::step_mark::StepConfig;
 use dropless_sim::{
     Buffer, CrossKind, CrossSpec, FlowSpec, LinkSpec, QueueKind, SimConfig, Ties, Topology,
@@ -514,6 +515,25 @@ fn read_link(ctx: &Ctx, t: &Value, path: &str) -> R<RawLink> {
             };
             checked(c.validate())?;
             QueueKind::Pie(c)
+        }
+        Some("rem") => {
+            let d = RemConfig::default();
+            let num = |key: &str, dflt: f64| -> R<f64> {
+                match o.get(key) {
+                    None => Ok(dflt),
+                    Some(v) => o.number(key).ok_or_else(|| o.bad(key, v, "a number")),
+                }
+            };
+            let c = RemConfig {
+                gamma: num("rem_gamma", d.gamma)?,
+                alpha: num("rem_alpha", d.alpha)?,
+                target: num("rem_target", d.target)?,
+                phi: num("rem_phi", d.phi)?,
+                interval: o.time("rem_interval")?.unwrap_or(d.interval),
+                ecn: o.boolean("rem_ecn")?.unwrap_or(d.ecn),
+            };
+            checked(c.validate())?;
+            QueueKind::Rem(c)
         }
         Some("step") => {
             let d = StepConfig::default();

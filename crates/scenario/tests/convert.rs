@@ -426,6 +426,15 @@ fn codel_pie_and_step_keys_are_read_and_checked() {
         QueueKind::Step(c) => assert_eq!((c.k, c.ecn), (65, true)),
         q => panic!("{q:?}"),
     }
+    let s = link("queue = \"rem\"\nrem_target = 40\nrem_phi = 1.01\nrem_ecn = true").unwrap();
+    match s.config.topology.links()[0].queue {
+        QueueKind::Rem(c) => assert_eq!(
+            (c.gamma, c.alpha, c.target, c.phi, c.interval, c.ecn),
+            (0.001, 0.1, 40.0, 1.01, 2 * MS, true)
+        ),
+        q => panic!("{q:?}"),
+    }
+    assert!(s.simulation().is_ok());
     // Out of range: a one-line error naming the key.
     for (keys, key) in [
         ("queue = \"codel\"\ncodel_target = \"0ms\"", "codel_target"),
@@ -455,6 +464,13 @@ fn codel_pie_and_step_keys_are_read_and_checked() {
         ("codel_target = \"5ms\"", "codel_target"),
         ("queue = \"red\"\npie_target = \"5ms\"", "pie_target"),
         ("queue = \"codel\"\nstep_k = 5", "step_k"),
+        ("queue = \"rem\"\nrem_gamma = 0", "rem_gamma"),
+        ("queue = \"rem\"\nrem_alpha = -1", "rem_alpha"),
+        ("queue = \"rem\"\nrem_target = -5", "rem_target"),
+        ("queue = \"rem\"\nrem_phi = 1", "rem_phi"),
+        ("queue = \"rem\"\nrem_phi = \"e\"", "rem_phi"),
+        ("queue = \"rem\"\nrem_interval = \"0s\"", "rem_interval"),
+        ("queue = \"pie\"\nrem_target = 20", "rem_target"),
     ] {
         let e = link(keys).unwrap_err();
         assert_eq!(e.path, format!("topology.bottleneck.{key}"), "{keys}: {e}");

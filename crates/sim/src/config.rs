@@ -29,6 +29,8 @@ pub enum QueueKind {
     /// DCTCP's step marking ([`crate::step_mark`], RFC 8257 §3.1) in
     /// front of the drop-tail buffer.
     Step(crate::step_mark::StepConfig),
+    /// REM ([`crate::rem`], thesis §2.3.3) in front of the drop-tail buffer.
+    Rem(crate::rem::RemConfig),
 }
 
 /// A price the link computes and carries in ADPM marks (thesis chapter 5).

@@ -31,6 +31,7 @@ use crate::pie::Pie;
 use crate::queue::EventQueue;
 use crate::rcp_price::RcpPrice;
 use crate::red::{Red, Verdict as RedVerdict};
+use crate::rem::Rem;
 use crate::step_mark::StepMark;
 use crate::ties::TieCoin;
 use crate::traffic::CrossSource;
@@ -126,6 +127,7 @@ pub(crate) enum Aqm {
     Codel(Codel),
     Pie(Pie),
     Step(StepMark),
+    Rem(Rem),
 }
 
 impl AqmState {
@@ -136,6 +138,7 @@ impl AqmState {
             Aqm::Codel(c) => (c.drops, c.marks),
             Aqm::Pie(p) => (p.drops, p.marks),
             Aqm::Step(s) => (s.drops, s.marks),
+            Aqm::Rem(r) => (r.drops, r.marks),
         }
     }
 
@@ -582,6 +585,8 @@ const RED_STREAM: u64 = 1 << 42;
 const TIE_STREAM: u64 = 1 << 43;
 /// Seed streams of the links' PIE decisions, one per link.
 const PIE_STREAM: u64 = 1 << 44;
+/// Seed streams of the links' REM decisions, one per link.
+const REM_STREAM: u64 = 1 << 45;
 
 /// SplitMix64: derives independent stream seeds from the run seed.
 pub fn derive_seed(seed: u64, stream: u64) -> u64 {
@@ -681,7 +686,7 @@ impl Simulation {
             {
                 return Err(err(
                     f("queue"),
-                    "CoDel, PIE and step marking run on links with the departure-first tie rule only",
+                    "CoDel, PIE, REM and step marking run on links with the departure-first tie rule only",
                 ));
             }
             match l.queue {
@@ -702,6 +707,16 @@ impl Simulation {
                 QueueKind::Step(c) => {
                     checked(c.validate())?;
                     link.aqm = aqm(Aqm::Step(StepMark::new(c)));
+                    link.slow_in = true;
+                }
+                QueueKind::Rem(c) => {
+                    checked(c.validate())?;
+                    link.aqm = aqm(Aqm::Rem(Rem::new(
+                        c,
+                        l.rate_bps,
+                        wire,
+                        derive_seed(cfg.seed, REM_STREAM + i as u64),
+                    )));
                     link.slow_in = true;
                 }
                 QueueKind::Red(rc) => {
@@ -1164,6 +1179,7 @@ impl Simulation {
                 Aqm::Codel(c) => c.on_dequeue(now, start, q_bytes, p.wire, ect),
                 Aqm::Pie(pie) => pie.on_arrival(now, busy_until, q_bytes, a.mtu, ect),
                 Aqm::Step(s) => s.on_arrival(waiting, ect),
+                Aqm::Rem(r) => r.on_arrival(now, waiting, p.wire, ect, p.data.ecn == Ecn::Ce),
                 Aqm::Red(_) => unreachable!("RED decided above"),
             };
             if !self.aqm_admits(p, verdict) {

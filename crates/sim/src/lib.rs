@@ -18,6 +18,7 @@ pub mod pie;
 mod queue;
 pub mod rcp_price;
 pub mod red;
+pub mod rem;
 pub mod step_mark;
 pub mod ties;
 mod traffic;

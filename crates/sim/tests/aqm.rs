@@ -1,4 +1,4 @@
-//! CoDel, PIE and step-marking links in whole simulations: seeded runs are
+//! CoDel, PIE, REM and step-marking links in whole simulations: seeded runs are
 //! bit-identical, ECN-capable flows are marked rather than dropped once the
 //! start-up is over, and bad parameters are refused naming their key.
 
@@ -7,6 +7,7 @@ use common::*;
 use dropless_cc::{MILLISECOND, SECOND};
 use dropless_sim::codel::CodelConfig;
 use dropless_sim::pie::PieConfig;
+use dropless_sim::rem::RemConfig;
 use dropless_sim::step_mark::StepConfig;
 use dropless_sim::{Buffer, FlowSpec, QueueKind, SimConfig, Simulation};
 
@@ -29,7 +30,7 @@ fn cfg(queue: QueueKind, cc: &str, seed: u64) -> SimConfig {
     c
 }
 
-fn queues() -> [(QueueKind, &'static str); 3] {
+fn queues() -> [(QueueKind, &'static str); 4] {
     [
         (
             QueueKind::Codel(CodelConfig {
@@ -46,6 +47,13 @@ fn queues() -> [(QueueKind, &'static str); 3] {
             "cubic",
         ),
         (QueueKind::Step(StepConfig { k: 10, ecn: true }), "dctcp"),
+        (
+            QueueKind::Rem(RemConfig {
+                ecn: true,
+                ..RemConfig::default()
+            }),
+            "newreno",
+        ),
     ]
 }
 
@@ -100,6 +108,13 @@ fn bad_parameters_are_refused_naming_the_key() {
             "pie_target",
         ),
         (QueueKind::Step(StepConfig { k: 0, ecn: true }), "step_k"),
+        (
+            QueueKind::Rem(RemConfig {
+                phi: 0.5,
+                ..RemConfig::default()
+            }),
+            "rem_phi",
+        ),
     ];
     for (q, key) in bad {
         let e = Simulation::new(cfg(q, "newreno", 1))
