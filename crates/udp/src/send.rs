@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
-use dropless_cc::{Controller, Time};
+use dropless_cc::{Controller, PacketFlags, Time};
 use dropless_transport::host_pacer::{self, HostPacer};
 use dropless_transport::{DataPacket, Ecn, Sender, SenderConfig};
 use dropless_wire::{decode, encode_data, Decoded, DATA_HEADER_LEN};
@@ -345,7 +345,14 @@ pub fn send_streams_on(
                 None => pattern::fill(off, &mut payload[..len]),
             }
             let n = DATA_HEADER_LEN + len + seal;
-            if !batch.fits(n) {
+            // A packet pair's datagrams each leave alone (seed 002 §4.2):
+            // in one GSO batch the receiver's GRO takes them as one
+            // buffer with one arrival time and measures no dispersion, so
+            // TCP-Madison never got a capacity estimate on loopback (the
+            // stall of issue 34).
+            let pair =
+                p.flags.contains(PacketFlags::PAIR) || p.flags.contains(PacketFlags::PAIR_SECOND);
+            if !batch.fits(n) || pair {
                 batch
                     .flush(&socket, peer, ecn)
                     .or_else(send_error)
@@ -376,6 +383,12 @@ pub fn send_streams_on(
                 batch.hold(n, 3);
             } else {
                 batch.commit(n);
+            }
+            if pair {
+                batch
+                    .flush(&socket, peer, ecn)
+                    .or_else(send_error)
+                    .context("sending data packets")?;
             }
             Ok(())
         };
