@@ -48,8 +48,12 @@ fn set_mtime(p: &Path, secs: i64, nsec: i64) {
     .unwrap();
 }
 
+/// A name under the root, its mode (with kind), mtime seconds and
+/// nanoseconds, and a file's contents.
+type Described = (String, u32, i64, i64, Option<Vec<u8>>);
+
 /// Every name under `root` with kind, mode, mtime and (files) contents.
-fn describe(root: &Path) -> Vec<(String, u32, i64, i64, Option<Vec<u8>>)> {
+fn describe(root: &Path) -> Vec<Described> {
     let mut out = Vec::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(d) = stack.pop() {
