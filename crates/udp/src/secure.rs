@@ -1498,7 +1498,15 @@ mod tests {
             (0, 0)
         );
         // Terms this version does not know are refused.
-        assert_eq!(Terms::decode(&[4]), None);
+        assert_eq!(Terms::decode(&[8]), None);
+        // Bit 2: a directory stream.
+        assert_eq!(
+            Terms::decode(&[4]),
+            Some(Terms {
+                tree: true,
+                ..Terms::default()
+            })
+        );
         assert_eq!(Terms::decode(&[2]), None, "resume without the file's name");
         assert_eq!(Terms::decode(&[1, 0]), None, "trailing bytes");
         let mut b = [0u8; TERMS_MAX];
