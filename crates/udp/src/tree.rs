@@ -433,6 +433,21 @@ pub fn unpack(stream: &File, len: u64, target: &Path, force: bool) -> anyhow::Re
     )
     .with_context(|| format!("opening the directory {}", target.display()))?;
     let shown = |e: &Entry| target.join(OsStr::from_bytes(&e.name));
+    // Existing files are refused before anything is written (checked
+    // again, atomically, at each rename).
+    for e in list.entries.iter().filter(|e| e.kind == EntryKind::File) {
+        let Ok((dir, last)) = parent_of(&root, &e.name) else {
+            continue; // (its directory is made below, or refused there)
+        };
+        match rustix::fs::statat(&dir, OsStr::from_bytes(last), AtFlags::SYMLINK_NOFOLLOW) {
+            Ok(st) if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile => bail!(
+                "{} exists and is not a regular file: not replaced",
+                shown(e).display()
+            ),
+            Ok(_) if !force => bail!("{} exists (add --force to replace it)", shown(e).display()),
+            _ => {}
+        }
+    }
     let mut files = 0;
     for e in &list.entries {
         let (dir, last) = parent_of(&root, &e.name)

@@ -115,9 +115,13 @@ fn a_directory_arrives_byte_for_byte_with_modes_and_times() {
 
     // Again into the same directory: every file exists, refused without
     // --force; replaced with it.
+    // (One file removed first: the refusal comes before anything is
+    // written, so it is not recreated.)
+    fs::remove_file(dst.join("a.bin")).unwrap();
     let o = transfer(&src, &dst, Box::new(FixedWindow(64.0)), &s, &r);
     let e = o.recv.unwrap_err().to_string();
     assert!(e.contains("exists (add --force"), "{e}");
+    assert!(!dst.join("a.bin").exists());
     let r = RecvOptions { force: true, ..r };
     let o = transfer(&src, &dst, Box::new(FixedWindow(64.0)), &s, &r);
     o.recv.unwrap();
