@@ -22,6 +22,7 @@ done
 # to the receiver of [9; 32]); handshake: a pre-shared-key first message
 # under another key ([7; 32] against [9; 32]). Without them libFuzzer stays
 # in the framing (73-74 edges) and never reaches the Noise message.
+# file_list: a valid list of a directory, a file in it and an empty file.
 for d in seeds/*/; do
   t=$(basename "$d")
   mkdir -p "corpus/$t"

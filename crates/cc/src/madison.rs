@@ -461,6 +461,19 @@ impl Madison {
         self.release_slot(0);
     }
 
+    /// Start-up has released all its slots, everything sent is
+    /// acknowledged and congestion avoidance still cannot begin (no pair
+    /// dispersion was measured, e.g. a receiver whose arrival times are
+    /// not the datagrams' own, as with coalesced reads on loopback): the
+    /// window would stay at zero with no timer, so nothing would ever be
+    /// sent again. Another start-up round is sent instead (the paper is
+    /// silent; issue 34's loopback stall after 16,800 bytes).
+    fn restart_if_exhausted(&mut self, now: Time, in_flight: u32) {
+        if self.phase == Phase::Startup && self.slot >= STARTUP_SLOTS && in_flight == 0 {
+            self.restart_startup(now);
+        }
+    }
+
     fn try_enter_avoidance(&mut self, now: Time, delivered: u64) {
         let Some(c) = self.est.capacity().estimate() else {
             return;
@@ -647,6 +660,7 @@ impl Controller for Madison {
         let Some(r) = ack.rtt else {
             if self.phase == Phase::Startup {
                 self.try_enter_avoidance(now, ack.delivered);
+                self.restart_if_exhausted(now, ack.in_flight);
             }
             return;
         };
@@ -667,7 +681,10 @@ impl Controller for Madison {
             self.est.on_rtt_min(r);
         }
         match self.phase {
-            Phase::Startup => self.try_enter_avoidance(now, ack.delivered),
+            Phase::Startup => {
+                self.try_enter_avoidance(now, ack.delivered);
+                self.restart_if_exhausted(now, ack.in_flight);
+            }
             Phase::Avoidance => {
                 if ack.was_probe {
                     self.on_probe(now);
@@ -926,6 +943,49 @@ mod tests {
             .count();
         assert_eq!(probes, 8);
         assert_eq!(sent[2].0, 1_000 + 15 * MILLISECOND);
+    }
+
+    /// Start-up whose pairs give no dispersion (untimed arrivals): once
+    /// all twelve packets are acknowledged the window must not stay at
+    /// zero with no timer (the loopback stall of issue 34).
+    #[test]
+    fn startup_without_pair_samples_does_not_stall() {
+        let mut m = Madison::new(MadisonConfig::default(), 1500, 7);
+        let mut now = 1_000;
+        let mut sent = 0u64;
+        while m.phase == Phase::Startup && m.slot < STARTUP_SLOTS {
+            while (m.last_in_flight as f64) < m.control().cwnd.unwrap() {
+                m.on_send(now, sent, false, m.last_in_flight);
+                sent += 1;
+            }
+            now = m.timer().expect("a start-up slot");
+            m.on_timer(now);
+        }
+        while (m.last_in_flight as f64) < m.control().cwnd.unwrap() {
+            m.on_send(now, sent, false, m.last_in_flight);
+            sent += 1;
+        }
+        assert_eq!(sent, STARTUP_PACKETS);
+        now += MILLISECOND;
+        for d in 1..=sent {
+            m.on_ack(
+                now,
+                &AckSample {
+                    rtt: Some(50_000),
+                    delivered: d,
+                    was_probe: true,
+                    in_flight: (sent - d) as u32,
+                    ..AckSample::default()
+                },
+            );
+        }
+        assert!(!m.in_avoidance(), "no capacity estimate yet");
+        let c = m.control().cwnd.unwrap();
+        assert!(
+            c >= 1.0 || m.timer().is_some(),
+            "stalled: window {c}, no timer"
+        );
+        assert!(c >= 1.0, "another round's pair is released at once: {c}");
     }
 
     /// Brings a Madison flow into congestion avoidance on a 100 Mb/s,

@@ -23,6 +23,12 @@ retransmissions, losses, congestion events, the window, the pacing rate and
 the mean RTT every interval; --json prints the result (and the intervals) as
 one JSON object instead.
 
+FILE may be a directory (encrypted only): it is sent whole in one session,
+its directories and regular files with their names, modes and modification
+times, into the receiver's --out directory (created if missing; an existing
+file there is replaced only with the receiver's --force). A symbolic link or
+special file in it is an error.
+
 With -P N the sender opens N connections on one socket, paced by one
 host-wide pacer (--no-host-pacing: each paces itself), and prints each
 stream's lines and their sum; a `dropless recv --discard/--check` serves all
@@ -31,6 +37,7 @@ of them as one transfer.
 Examples:
   dropless recv 127.0.0.1:9000 --out copy.bin
   dropless send data.bin 127.0.0.1:9000
+  dropless send photos/ 127.0.0.1:9000
   dropless send data.bin 127.0.0.1:9000 --cc fast --param alpha=100
   dropless recv 127.0.0.1:9000 --check
   dropless send 127.0.0.1:9000 --time 10s --interval 1s --cc cubic
@@ -41,7 +48,10 @@ Examples:
 pub const RECV_HELP: &str = "\
 Listens on ADDR for one transfer. With --out the data is written to a
 temporary name beside the file and renamed only when the transfer is complete,
-so a failed transfer leaves no partial file. --discard only counts the bytes;
+so a failed transfer leaves no partial file; when the sender sends a
+directory, --out is the directory it is unpacked into (names that would
+leave it, `..`, absolute paths or a path through a symbolic link, are
+refused before anything is written). --discard only counts the bytes;
 --check also verifies every byte against the generated data of `dropless send
 --bytes/--time` and fails at the first difference.
 
@@ -485,9 +495,16 @@ pub fn send(a: &SendArgs) -> Result<(), Failure> {
     }
     let source = match (&a.file, &a.bytes, &a.time) {
         (Some(f), None, None) => {
-            if !f.is_file() {
+            if f.is_dir() {
+                if a.security.insecure {
+                    return Err(Failure::Input(format!(
+                        "{}: a directory is sent with encryption only (drop --insecure): its file list travels inside the authenticated session",
+                        f.display()
+                    )));
+                }
+            } else if !f.is_file() {
                 return Err(Failure::Input(format!(
-                    "{}: not a readable file",
+                    "{}: not a readable file or directory",
                     f.display()
                 )));
             }

@@ -1023,3 +1023,50 @@ fn key_pairs_and_allowed_peers_from_the_command_line() {
     bad(&["pubkey", &psk], &["pre-shared key"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `dropless send DIR PEER` into `dropless recv --out DIR2`: the tree
+/// arrives with its names, bytes and modes; a directory is refused with
+/// --insecure, naming the directory.
+#[test]
+fn send_a_directory_into_recv_out_dir() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = std::env::temp_dir().join(format!("dropless-cli-tree-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let src = dir.join("src");
+    std::fs::create_dir_all(src.join("sub")).unwrap();
+    std::fs::write(src.join("a.txt"), b"alpha").unwrap();
+    std::fs::write(src.join("sub/b.bin"), vec![7u8; 300_000]).unwrap();
+    std::fs::set_permissions(
+        src.join("sub/b.bin"),
+        std::fs::Permissions::from_mode(0o751),
+    )
+    .unwrap();
+    let dst = dir.join("dst");
+    let addr = format!("127.0.0.1:{}", free_port());
+    let dst_s = dst.to_str().unwrap();
+    let mut rx = spawn_recv(&addr, &["--out", dst_s, "--timeout", "20"]);
+    send_ok(&[src.to_str().unwrap(), &addr]);
+    assert!(rx.wait().unwrap().success());
+    assert_eq!(std::fs::read(dst.join("a.txt")).unwrap(), b"alpha");
+    assert_eq!(
+        std::fs::read(dst.join("sub/b.bin")).unwrap(),
+        vec![7u8; 300_000]
+    );
+    let mode = std::fs::metadata(dst.join("sub/b.bin"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o751);
+
+    let o = Command::new(bin())
+        .args(["send", src.to_str().unwrap(), "127.0.0.1:9", "--insecure"])
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(
+        e.contains(src.to_str().unwrap()) && e.contains("--insecure") && e.lines().count() == 1,
+        "{e}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

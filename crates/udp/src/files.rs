@@ -31,6 +31,7 @@ pub(crate) struct Dir {
 pub(crate) enum Kind {
     Missing,
     Regular,
+    Directory,
     Other(&'static str),
 }
 
@@ -72,6 +73,7 @@ impl Dir {
         match rustix::fs::statat(&self.fd, name, AtFlags::SYMLINK_NOFOLLOW) {
             Ok(st) => Ok(match FileType::from_raw_mode(st.st_mode) {
                 FileType::RegularFile => Kind::Regular,
+                FileType::Directory => Kind::Directory,
                 t => Kind::Other(kind_name(t)),
             }),
             Err(rustix::io::Errno::NOENT) => Ok(Kind::Missing),

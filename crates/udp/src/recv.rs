@@ -16,6 +16,7 @@ use dropless_wire::{decode, encode_ack, Decoded, MAX_ACK_LEN};
 use crate::files::{self, Dir, Kind};
 use crate::io::{ArrivalClock, Received, Socket};
 use crate::secure::{self, Channel, SEAL_OVERHEAD};
+use crate::tree;
 use crate::{check_mss, nanos, pattern, random_u32, sys, Clock, RecvOptions, Sink, TransferReport};
 
 /// Packets beyond the next one expected in order that a receiver accepts
@@ -320,7 +321,7 @@ pub(crate) fn recv_session(
                             }
                             let p = pending.take().expect("matched");
                             if let Some(part) = part.as_mut() {
-                                part.begin(p.channel.terms().resume)?;
+                                part.begin(p.channel.terms())?;
                             }
                             session_peer = Some(p.peer);
                             hs_resp = p.response;
@@ -716,6 +717,12 @@ struct PartFile {
     done: bool,
     /// A resumable part file's record ([`RecvOptions::resume`]).
     resume: Option<ResumeRecord>,
+    /// The destination is an existing directory (only a directory can
+    /// go there).
+    dest_dir: bool,
+    /// The session sends a directory ([`secure::Terms::tree`]): unpacked
+    /// into the destination.
+    tree: bool,
 }
 
 /// What a resumable part file holds: `held` bytes from the start of the
@@ -825,12 +832,15 @@ impl PartFile {
         };
         let dir = Dir::open(dir_path)
             .with_context(|| format!("opening the directory {}", dir_path.display()))?;
-        match dir
+        let dest_dir = match dir
             .kind(&dest_name)
             .with_context(|| format!("reading {}", dest.display()))?
         {
-            Kind::Missing => {}
-            Kind::Regular if force => {}
+            Kind::Missing => false,
+            // (A directory sent into it; a file sent there is refused at
+            // the handshake.)
+            Kind::Directory => true,
+            Kind::Regular if force => false,
             Kind::Regular => bail!(
                 "--out {} exists (add --force to replace it)",
                 dest.display()
@@ -839,7 +849,7 @@ impl PartFile {
                 "--out {} is {what}: only a regular file is ever replaced",
                 dest.display()
             ),
-        }
+        };
         let name = dest_name.to_string_lossy().into_owned();
         // A killed receiver's part files: removed if no receiver holds
         // them (each running one holds a lock on its own).
@@ -891,6 +901,8 @@ impl PartFile {
                     held,
                     saved: held,
                 }),
+                dest_dir,
+                tree: false,
             });
         }
         let tmp_name = OsString::from(format!(".{name}.{:08x}.dropless-part", random_u32()));
@@ -910,6 +922,8 @@ impl PartFile {
             force,
             done: false,
             resume: None,
+            dest_dir,
+            tree: false,
         })
     }
 
@@ -927,7 +941,15 @@ impl PartFile {
     /// the part keeps what it holds of that file, or starts over empty (for
     /// another file, or for a sender that did not name its file, `None`,
     /// whose data cannot be resumed later).
-    fn begin(&mut self, id: Option<secure::FileId>) -> anyhow::Result<()> {
+    fn begin(&mut self, terms: secure::Terms) -> anyhow::Result<()> {
+        if self.dest_dir && !terms.tree {
+            bail!(
+                "--out {} is a directory and the sender sends a file: only a directory is sent into a directory",
+                self.dest.display()
+            );
+        }
+        self.tree = terms.tree;
+        let id = terms.resume;
         let Some(r) = &mut self.resume else {
             return Ok(());
         };
@@ -1016,6 +1038,14 @@ impl PartFile {
             self.file
                 .sync_all()
                 .with_context(|| format!("syncing {}", self.tmp.display()))?;
+        }
+        if self.tree {
+            // The list is checked before anything is written; a refused
+            // one is not worth resuming.
+            let unpacked = tree::unpack(&self.file, len, &self.dest, self.force);
+            self.abandon();
+            unpacked?;
+            return Ok(());
         }
         match self.dir.rename(&self.tmp_name, &self.dest_name, self.force) {
             Ok(()) => {}

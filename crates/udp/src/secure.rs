@@ -399,6 +399,10 @@ pub struct Terms {
     /// a receiver that holds part of it answers with the offset to start
     /// from ([`Channel::resume_from`]).
     pub resume: Option<FileId>,
+    /// The stream is a directory: a file list and the files' bytes (see
+    /// the `tree` module); the receiver unpacks it into its target
+    /// directory.
+    pub tree: bool,
 }
 
 /// A file as a resumed transfer names it: its size and BLAKE3 hash.
@@ -418,7 +422,9 @@ const TERMS_MAX: usize = 1 + 8 + HASH_LEN as usize;
 
 impl Terms {
     fn encode(self, out: &mut [u8; TERMS_MAX]) -> usize {
-        out[0] = u8::from(self.hashed) | (u8::from(self.resume.is_some()) << 1);
+        out[0] = u8::from(self.hashed)
+            | (u8::from(self.resume.is_some()) << 1)
+            | (u8::from(self.tree) << 2);
         match self.resume {
             Some(id) => {
                 out[1..9].copy_from_slice(&id.size.to_be_bytes());
@@ -433,8 +439,9 @@ impl Terms {
     fn decode(b: &[u8]) -> Option<Terms> {
         match b {
             [] => Some(Terms::default()),
-            [f, rest @ ..] if f & !3 == 0 => {
+            [f, rest @ ..] if f & !7 == 0 => {
                 let hashed = f & 1 == 1;
+                let tree = f & 4 == 4;
                 let resume = match (f & 2 == 2, rest.len()) {
                     (false, 0) => None,
                     (true, n) if n == TERMS_MAX - 1 => Some(FileId {
@@ -443,7 +450,11 @@ impl Terms {
                     }),
                     _ => return None,
                 };
-                Some(Terms { hashed, resume })
+                Some(Terms {
+                    hashed,
+                    resume,
+                    tree,
+                })
             }
             _ => None,
         }
@@ -1391,6 +1402,7 @@ mod tests {
         // The largest first message (resume terms) fits the framing.
         let terms = Terms {
             hashed: true,
+            tree: false,
             resume: Some(FileId {
                 size: 1,
                 hash: [0; 32],
@@ -1456,6 +1468,7 @@ mod tests {
         let terms = Terms {
             hashed: true,
             resume: Some(id),
+            tree: false,
         };
         let mut i = Initiator::with_terms(&psk, terms).unwrap();
         let mut asked = None;
@@ -1485,7 +1498,15 @@ mod tests {
             (0, 0)
         );
         // Terms this version does not know are refused.
-        assert_eq!(Terms::decode(&[4]), None);
+        assert_eq!(Terms::decode(&[8]), None);
+        // Bit 2: a directory stream.
+        assert_eq!(
+            Terms::decode(&[4]),
+            Some(Terms {
+                tree: true,
+                ..Terms::default()
+            })
+        );
         assert_eq!(Terms::decode(&[2]), None, "resume without the file's name");
         assert_eq!(Terms::decode(&[1, 0]), None, "trailing bytes");
         let mut b = [0u8; TERMS_MAX];

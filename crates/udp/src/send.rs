@@ -8,13 +8,14 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
-use dropless_cc::{Controller, Time};
+use dropless_cc::{Controller, PacketFlags, Time};
 use dropless_transport::host_pacer::{self, HostPacer};
 use dropless_transport::{DataPacket, Ecn, Sender, SenderConfig};
 use dropless_wire::{decode, encode_data, Decoded, DATA_HEADER_LEN};
 
 use crate::io::{ArrivalClock, Batch, Socket};
 use crate::secure::{self, Channel, Keys, SEAL_OVERHEAD};
+use crate::tree;
 use crate::{
     check_mss, nanos, pattern, random_u32, sys, wire_overhead, Clock, CongestionRecord, Interval,
     SendOptions, Source, StreamInterval, TransferReport, MAX_WAIT,
@@ -186,12 +187,24 @@ pub fn send_streams_on(
     }
     // The payload's origin, its length if known (a file's size), and when
     // to stop a timed stream.
+    // A directory goes as one stream: its file list, then its files.
+    let tree = match source {
+        Source::File(path) => path.is_dir(),
+        _ => false,
+    };
+    if (tree || opts.tree) && opts.key.is_none() {
+        bail!("a directory is sent with encryption only (a key): its file list travels inside the authenticated session");
+    }
     let (file, known_len, stop_after) = match source {
         Source::File(path) => {
             if n > 1 {
                 bail!("a file goes over one stream: parallel streams send generated data (bytes or time)");
             }
-            let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
+            let file = if tree {
+                packed_tree(path)?
+            } else {
+                File::open(path).with_context(|| format!("opening {}", path.display()))?
+            };
             let size = file
                 .metadata()
                 .with_context(|| format!("reading metadata of {}", path.display()))?
@@ -230,6 +243,7 @@ pub fn send_streams_on(
             psk,
             secure::Terms {
                 hashed: trailer.is_some(),
+                tree: tree || opts.tree,
                 resume: match (opts.resume, known_len, trailer) {
                     (true, Some(size), Some(hash)) => Some(secure::FileId { size, hash }),
                     _ => None,
@@ -331,7 +345,14 @@ pub fn send_streams_on(
                 None => pattern::fill(off, &mut payload[..len]),
             }
             let n = DATA_HEADER_LEN + len + seal;
-            if !batch.fits(n) {
+            // A packet pair's datagrams each leave alone (seed 002 §4.2):
+            // in one GSO batch the receiver's GRO takes them as one
+            // buffer with one arrival time and measures no dispersion, so
+            // TCP-Madison never got a capacity estimate on loopback (the
+            // stall of issue 34).
+            let pair =
+                p.flags.contains(PacketFlags::PAIR) || p.flags.contains(PacketFlags::PAIR_SECOND);
+            if !batch.fits(n) || pair {
                 batch
                     .flush(&socket, peer, ecn)
                     .or_else(send_error)
@@ -362,6 +383,12 @@ pub fn send_streams_on(
                 batch.hold(n, 3);
             } else {
                 batch.commit(n);
+            }
+            if pair {
+                batch
+                    .flush(&socket, peer, ecn)
+                    .or_else(send_error)
+                    .context("sending data packets")?;
             }
             Ok(())
         };
@@ -614,6 +641,29 @@ pub fn send_streams_on(
 /// first message until a valid response arrives (every 200 ms, doubling to
 /// at most 1.6 s), failing after `timeout`. Other datagrams that arrive
 /// meanwhile are counted in `rejected` and dropped.
+/// Packs the directory `root` ([`tree::pack`]) into an unnamed temporary
+/// file, read back from its start.
+fn packed_tree(root: &Path) -> anyhow::Result<File> {
+    use std::io::Seek;
+    let tmp = std::env::temp_dir();
+    let fd = rustix::fs::openat(
+        rustix::fs::CWD,
+        &tmp,
+        rustix::fs::OFlags::RDWR | rustix::fs::OFlags::TMPFILE | rustix::fs::OFlags::CLOEXEC,
+        rustix::fs::Mode::from_raw_mode(0o600),
+    )
+    .with_context(|| {
+        format!(
+            "creating a temporary file in {} to pack the directory",
+            tmp.display()
+        )
+    })?;
+    let mut f = File::from(fd);
+    tree::pack(root, &mut f)?;
+    f.rewind().context("reading back the packed directory")?;
+    Ok(f)
+}
+
 fn handshake(
     socket: &Socket,
     buf: &mut [u8],

@@ -120,3 +120,34 @@ fn paced_sender_keeps_its_rate() {
         s.goodput_bps / 1e6
     );
 }
+
+/// TCP-Madison over loopback (issue 34's stall after 16,800 bytes): its
+/// packet pairs must reach the receiver as datagrams of their own, or GRO
+/// merges them, no dispersion is measured, start-up never ends and (before
+/// the controller's fix) the window stayed at zero. The transfer completes,
+/// and the controller left start-up (a capacity was measured), which does
+/// not depend on the machine's load.
+#[test]
+fn madison_over_loopback_measures_its_pairs_and_completes() {
+    {
+        let opts = SendOptions {
+            trace_every: Some(std::time::Duration::from_millis(20)),
+            ..Default::default()
+        };
+        let s = run(
+            "madison-loopback",
+            2_000_000,
+            controller("madison", &[], opts.mss),
+            &opts,
+        );
+        let phase = s
+            .trace
+            .iter()
+            .filter_map(|i| i.vars.iter().find(|v| v.0 == "phase").map(|v| v.1))
+            .fold(0.0, f64::max);
+        assert_eq!(
+            phase, 1.0,
+            "never left start-up: no pair dispersion measured"
+        );
+    }
+}
