@@ -208,6 +208,11 @@ pub(crate) struct Link {
     pub cross_bytes: u64,
     /// `cross_bytes` at the previous sample.
     pub cross_mark: u64,
+    /// Size of the last packet timed, bytes, and its transmission time:
+    /// most packets of a link have one size, and rounding a product costs
+    /// a call.
+    tx_bytes: u32,
+    tx_ns: Time,
 }
 
 impl Link {
@@ -242,12 +247,18 @@ impl Link {
             max_q: 0,
             cross_bytes: 0,
             cross_mark: 0,
+            tx_bytes: 0,
+            tx_ns: 0,
         }
     }
 
     #[inline]
-    fn tx_time(&self, bytes: u32) -> Time {
-        (bytes as f64 * self.ns_per_byte).round() as Time
+    fn tx_time(&mut self, bytes: u32) -> Time {
+        if bytes != self.tx_bytes {
+            self.tx_bytes = bytes;
+            self.tx_ns = (bytes as f64 * self.ns_per_byte).round() as Time;
+        }
+        self.tx_ns
     }
 
     /// Packets waiting for service (not counting the one being transmitted).
