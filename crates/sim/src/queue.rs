@@ -32,6 +32,11 @@ const SEQ_MASK: u128 = (1 << 40) - 1;
 pub(crate) struct EventQueue {
     heap: Heap,
     seq: u64,
+    /// The top of the heap was returned by [`EventQueue::pop_until`] but is
+    /// still in place: the next push overwrites it and sifts down once
+    /// (most events schedule exactly one successor, so a pop and a push
+    /// become one sift), or the next pop removes it first.
+    top_taken: bool,
 }
 
 /// Flows from which a simulation uses the 4-ary heap.
@@ -53,6 +58,7 @@ impl EventQueue {
                 Heap::Binary(BinaryHeap::new())
             },
             seq: 0,
+            top_taken: false,
         }
     }
 
@@ -64,15 +70,45 @@ impl EventQueue {
         self.seq += 1;
         // 40 bits of insertion number: 10^12 events, a day at 12 M events/s.
         let key = ((time as u128) << 64) | ((self.seq as u128 & SEQ_MASK) << 24) | payload as u128;
+        if self.top_taken {
+            // Keys are unique and every key pushed is above the taken one,
+            // so replacing it and sifting down leaves the heap of the
+            // others plus `key`: the pop order is the same.
+            self.top_taken = false;
+            match &mut self.heap {
+                Heap::Binary(b) => {
+                    if let Some(mut top) = b.peek_mut() {
+                        *top = Reverse(key);
+                    }
+                }
+                Heap::Quad(h) => quad_replace_top(h, key),
+            }
+            return;
+        }
         match &mut self.heap {
             Heap::Binary(b) => b.push(Reverse(key)),
             Heap::Quad(h) => quad_push(h, key),
         }
     }
 
+    /// Removes the top taken by the last pop, if still there.
+    #[inline(always)]
+    fn drop_taken(&mut self) {
+        if self.top_taken {
+            self.top_taken = false;
+            match &mut self.heap {
+                Heap::Binary(b) => {
+                    b.pop();
+                }
+                Heap::Quad(h) => quad_pop(h),
+            }
+        }
+    }
+
     /// Removes and returns the earliest event if it is due by `until`.
     #[inline]
     pub(crate) fn pop_until(&mut self, until: Time) -> Option<(Time, u64)> {
+        self.drop_taken();
         let key = match &self.heap {
             Heap::Binary(b) => b.peek()?.0,
             Heap::Quad(h) => *h.first()?,
@@ -81,20 +117,16 @@ impl EventQueue {
         if time > until {
             return None;
         }
-        match &mut self.heap {
-            Heap::Binary(b) => {
-                b.pop();
-            }
-            Heap::Quad(h) => quad_pop(h),
-        }
+        self.top_taken = true;
         Some((time, (key as u64) & (PAYLOAD_LIMIT - 1)))
     }
 
     pub(crate) fn len(&self) -> usize {
-        match &self.heap {
+        let n = match &self.heap {
             Heap::Binary(b) => b.len(),
             Heap::Quad(h) => h.len(),
-        }
+        };
+        n - self.top_taken as usize
     }
 }
 
@@ -119,11 +151,21 @@ fn quad_push(h: &mut Vec<u128>, key: u128) {
 #[inline(never)]
 fn quad_pop(h: &mut Vec<u128>) {
     let last = h.pop().expect("not empty");
-    let n = h.len();
-    if n == 0 {
-        return;
+    if !h.is_empty() {
+        sift_down_root(h, last);
     }
-    // Sift `last` down from the root into the hole.
+}
+
+/// Replaces the smallest key of a non-empty 4-ary heap by `key`.
+#[inline(never)]
+fn quad_replace_top(h: &mut [u128], key: u128) {
+    sift_down_root(h, key);
+}
+
+/// Sifts `last` down from the root (whose key is discarded) into its place.
+#[inline(always)]
+fn sift_down_root(h: &mut [u128], last: u128) {
+    let n = h.len();
     let mut i = 0;
     loop {
         let first = 4 * i + 1;
@@ -175,11 +217,16 @@ mod tests {
 
     #[test]
     fn pops_what_a_binary_heap_would() {
+        for flows in [0, QUAD_FROM_FLOWS] {
+            pops_like_reference(EventQueue::new(flows));
+        }
+    }
+
+    fn pops_like_reference(mut q: EventQueue) {
         // Random pushes and pops (a fixed xorshift stream) against the
         // standard library's heap of (time, insertion number, payload).
         use std::cmp::Reverse;
         use std::collections::BinaryHeap;
-        let mut q = EventQueue::new(QUAD_FROM_FLOWS);
         let mut reference = BinaryHeap::new();
         let (mut x, mut seq, mut now) = (0x9e37_79b9_7f4a_7c15u64, 0u64, 0 as Time);
         for step in 0..200_000u64 {
