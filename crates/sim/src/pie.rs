@@ -221,13 +221,9 @@ impl Pie {
             return Verdict::Enqueue;
         }
         self.accu_prob = 0.0;
-        if self.cfg.ecn && ect && self.drop_prob <= 0.1 {
-            self.marks += 1;
-            Verdict::Mark
-        } else {
-            self.drops += 1;
-            Verdict::Drop
-        }
+        // RFC 8033 §5.1: mark only while the drop probability is at most 10 %.
+        let mark = self.cfg.ecn && ect && self.drop_prob <= 0.1;
+        Verdict::signal(mark, &mut self.marks, &mut self.drops)
     }
 }
 

@@ -104,6 +104,23 @@ pub enum Verdict {
     Drop,
 }
 
+impl Verdict {
+    /// A queue discipline's congestion signal (RFC 3168 §5): a CE mark when
+    /// `mark` (marking is on and the packet is ECN-capable), a drop
+    /// otherwise, counted in `marks` or `drops`. Shared by RED, REM, PIE and
+    /// the step queue.
+    #[inline]
+    pub fn signal(mark: bool, marks: &mut u64, drops: &mut u64) -> Verdict {
+        if mark {
+            *marks += 1;
+            Verdict::Mark
+        } else {
+            *drops += 1;
+            Verdict::Drop
+        }
+    }
+}
+
 /// The RED state of one queue.
 #[derive(Clone, Debug)]
 pub struct Red {
@@ -208,13 +225,7 @@ impl Red {
         let p_a = if denom > 0.0 { p_b / denom } else { 1.0 };
         if self.rng.gen::<f64>() < p_a {
             self.count = 0;
-            if c.ecn && ect {
-                self.marks += 1;
-                Verdict::Mark
-            } else {
-                self.early_drops += 1;
-                Verdict::Drop
-            }
+            Verdict::signal(c.ecn && ect, &mut self.marks, &mut self.early_drops)
         } else {
             Verdict::Enqueue
         }

@@ -66,12 +66,8 @@ impl StepMark {
     pub fn on_arrival(&mut self, waiting: u64, ect: bool) -> Verdict {
         if waiting <= self.cfg.k {
             Verdict::Enqueue
-        } else if self.cfg.ecn && ect {
-            self.marks += 1;
-            Verdict::Mark
         } else {
-            self.drops += 1;
-            Verdict::Drop
+            Verdict::signal(self.cfg.ecn && ect, &mut self.marks, &mut self.drops)
         }
     }
 }
