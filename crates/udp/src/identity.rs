@@ -94,9 +94,7 @@ fn x25519() -> Box<dyn snow::types::Dh> {
 impl PrivateKey {
     /// A key from the operating system's random source.
     pub fn generate() -> anyhow::Result<PrivateKey> {
-        let mut k = [0u8; 32];
-        getrandom::fill(&mut k).map_err(|e| anyhow::anyhow!("reading random bytes: {e}"))?;
-        Ok(PrivateKey(k))
+        Ok(PrivateKey(crate::secure::random_key()?))
     }
 
     /// A key given as its bytes (tests).

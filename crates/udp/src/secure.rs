@@ -181,12 +181,18 @@ impl fmt::Debug for Psk {
     }
 }
 
+/// 32 bytes from the operating system's random source: every key this
+/// crate generates (pre-shared, private, cookie) starts here.
+pub(crate) fn random_key() -> anyhow::Result<[u8; 32]> {
+    let mut k = [0u8; 32];
+    getrandom::fill(&mut k).map_err(|e| anyhow::anyhow!("reading random bytes: {e}"))?;
+    Ok(k)
+}
+
 impl Psk {
     /// A key from the operating system's random source.
     pub fn generate() -> anyhow::Result<Psk> {
-        let mut k = [0u8; 32];
-        getrandom::fill(&mut k).map_err(|e| anyhow::anyhow!("reading random bytes: {e}"))?;
-        Ok(Psk(k))
+        Ok(Psk(random_key()?))
     }
 
     /// A key given as its bytes (tests).
@@ -475,9 +481,9 @@ const COOKIE_SLOT_NS: u64 = 60_000_000_000;
 impl CookieKey {
     /// A key from the operating system's random source.
     pub fn generate() -> anyhow::Result<CookieKey> {
-        let mut secret = [0u8; 32];
-        getrandom::fill(&mut secret).map_err(|e| anyhow::anyhow!("reading random bytes: {e}"))?;
-        Ok(CookieKey { secret })
+        Ok(CookieKey {
+            secret: random_key()?,
+        })
     }
 
     fn cookie(&self, src: SocketAddr, session: u32, slot: u64) -> [u8; COOKIE_LEN] {
