@@ -299,9 +299,9 @@ impl Link {
 
     /// Adds the waiting packets' time up to `t` to [`Link::area`]. Nothing
     /// waits on an idle link, and adding `0.0` to a finite non-negative
-    /// sum leaves it unchanged, so skipping that case changes no result;
-    /// the count goes through `i64` (one instruction, where `u64` to `f64`
-    /// takes a dozen), exact below 2^53.
+    /// sum leaves it unchanged, so skipping that case changes no result.
+    /// Both factors go through `i64` (one instruction, where `u64` to `f64`
+    /// takes a dozen), which rounds every value below 2^63 as `u64` would.
     #[inline(always)]
     fn add_area(&mut self, t: Time) {
         let w = self.waiting();
@@ -1303,27 +1303,28 @@ impl Simulation {
         let now = self.now;
         loop {
             let flow = &mut self.flows[f];
-            match flow.ack_pipe.front() {
-                Some(&(t, r)) if t <= now => {
-                    flow.ack_pipe.pop_front();
-                    flow.rx_done = flow.rx_done.saturating_sub(1);
-                    match r {
-                        Returning::Ack(a) => flow.sender.handle_ack(now, &a),
-                        Returning::Data(t_rx, d) => {
-                            flow.receiver.handle_data(t_rx, &d);
-                            if let Some(a) = flow.receiver.poll_ack(t_rx) {
-                                flow.sender.handle_ack(now, &a);
-                            }
-                        }
-                        Returning::Nothing => {}
+            let Some((t, r)) = flow.ack_pipe.front() else {
+                break;
+            };
+            let t = *t;
+            if t > now {
+                self.push(t, Kind::AckArrive, f as u32);
+                break;
+            }
+            // Entries are read in place (an entry is as large as an ACK, and
+            // a copy of it cost a `memcpy` per packet).
+            flow.rx_done = flow.rx_done.saturating_sub(1);
+            match r {
+                Returning::Ack(a) => flow.sender.handle_ack(now, a),
+                &Returning::Data(t_rx, ref d) => {
+                    flow.receiver.handle_data(t_rx, d);
+                    if let Some(a) = flow.receiver.poll_ack(t_rx) {
+                        flow.sender.handle_ack(now, &a);
                     }
                 }
-                Some(&(t, _)) => {
-                    self.push(t, Kind::AckArrive, f as u32);
-                    break;
-                }
-                None => break,
+                Returning::Nothing => {}
             }
+            flow.ack_pipe.pop_front();
         }
         let flow = &mut self.flows[f];
         if flow.finish.is_none() && flow.sender.is_done() {
