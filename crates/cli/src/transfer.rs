@@ -854,7 +854,7 @@ fn report_json(r: &TransferReport) -> serde_json::Value {
         "peer": r.peer.map(|p| p.to_string()),
         "encrypted": r.encrypted,
         "rejected": r.rejected,
-        "resumed_from": r.resumed_from,
+        "resumed_held": r.resumed_held,
     });
     if r.controller.is_empty() {
         v["packets_received"] = r.packets_received.into();

@@ -98,6 +98,7 @@ use dropless_cc::{CongestionCause, ConnInfo, Time};
 use dropless_transport::AckPolicy;
 
 mod files;
+pub mod held;
 pub mod identity;
 mod io;
 pub mod pattern;
@@ -556,11 +557,11 @@ pub struct TransferReport {
     /// `debug_drop_ack_every`).
     pub debug_dropped: u64,
     /// A resumed file transfer ([`SendOptions::resume`],
-    /// [`RecvOptions::resume`]): the byte of the file it started from, the
-    /// bytes before it being already at the receiver from an interrupted
-    /// transfer (`bytes` counts only what this transfer carried). 0 for a
-    /// transfer that started at the beginning.
-    pub resumed_from: u64,
+    /// [`RecvOptions::resume`]): bytes of the file the receiver already
+    /// held from an interrupted transfer, in any ranges ([`held::Held`]),
+    /// which this one did not carry again (`bytes` counts only what it
+    /// carried). 0 for a transfer that sent the whole file.
+    pub resumed_held: u64,
 }
 
 impl TransferReport {
@@ -635,8 +636,8 @@ impl fmt::Display for TransferReport {
                 write!(f, ", {} CE-marked", self.ce_marks)?;
             }
         }
-        if self.resumed_from > 0 {
-            write!(f, "; resumed from byte {}", self.resumed_from)?;
+        if self.resumed_held > 0 {
+            write!(f, "; resumed, {} bytes already held", self.resumed_held)?;
         }
         if self.encrypted {
             write!(f, "; encrypted")?;
