@@ -626,7 +626,9 @@ impl Load {
                     let mut x = 1u64;
                     while !stop.load(std::sync::atomic::Ordering::Relaxed) {
                         for _ in 0..10_000 {
-                            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+                            x = std::hint::black_box(
+                                x.wrapping_mul(6364136223846793005).wrapping_add(1),
+                            );
                         }
                     }
                 })

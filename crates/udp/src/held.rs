@@ -138,7 +138,11 @@ impl Gaps {
             g.push((stream, at, size - at));
             stream += size - at;
         }
-        Gaps { g, size, len: stream }
+        Gaps {
+            g,
+            size,
+            len: stream,
+        }
     }
 
     /// Stream bytes of the file (its size less what is held).
@@ -244,7 +248,11 @@ mod tests {
         assert_eq!(Held::decode(&enc(&[(5, 5)]), 100), None, "empty");
         assert_eq!(Held::decode(&enc(&[(5, 9), (1, 2)]), 100), None, "unsorted");
         assert_eq!(Held::decode(&enc(&[(5, 9), (8, 12)]), 100), None, "overlap");
-        assert_eq!(Held::decode(&enc(&[(5, 9), (9, 12)]), 100), None, "adjacent");
+        assert_eq!(
+            Held::decode(&enc(&[(5, 9), (9, 12)]), 100),
+            None,
+            "adjacent"
+        );
         let many: Vec<(u64, u64)> = (0..65u64).map(|k| (2 * k, 2 * k + 1)).collect();
         assert_eq!(Held::decode(&enc(&many), 1000), None, "too many");
         assert!(Held::decode(&enc(&many[..64]), 1000).is_some());

@@ -795,7 +795,10 @@ impl ResumeRecord {
         if ranges.len() > MAX_HELD_RANGES || ranges.iter().any(|&(a, b)| a > b || b > size) {
             return None;
         }
-        Some((secure::FileId { size, hash }, Held::from_ranges(ranges, size)))
+        Some((
+            secure::FileId { size, hash },
+            Held::from_ranges(ranges, size),
+        ))
     }
 
     /// What the part holds now: the session's base and its stream's
@@ -1040,7 +1043,9 @@ impl PartFile {
     fn write(&mut self, off: u64, payload: &[u8]) -> anyhow::Result<()> {
         let file = &self.file;
         self.gaps
-            .pieces(off, payload.len(), |at, r| file.write_all_at(&payload[r], at))
+            .pieces(off, payload.len(), |at, r| {
+                file.write_all_at(&payload[r], at)
+            })
             .with_context(|| format!("writing {}", self.tmp.display()))?;
         let Some(r) = &mut self.resume else {
             return Ok(());

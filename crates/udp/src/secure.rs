@@ -759,7 +759,9 @@ fn answer(
     let payload = held.as_ref().map(Held::encode).unwrap_or_default();
     let mut resp = vec![0u8; MAX_RESPONSE_LEN];
     header(&mut resp, TYPE_HS_RESP, session);
-    let n = hs.write_message(&payload, &mut resp[RESP_NOISE_AT..]).ok()?;
+    let n = hs
+        .write_message(&payload, &mut resp[RESP_NOISE_AT..])
+        .ok()?;
     resp.truncate(RESP_NOISE_AT + n);
     if !hs.is_handshake_finished() {
         return None;
@@ -1207,7 +1209,9 @@ mod tests {
         let other: SocketAddr = "192.0.2.2:4000".parse().unwrap();
         let now = 50 * COOKIE_SLOT_NS;
         let mut i = Initiator::new(&psk).unwrap();
-        let InitOutcome::Retry(retry) = r.on_init(&psk, me, i.datagram(), now, &mut |_| Held::none()) else {
+        let InitOutcome::Retry(retry) =
+            r.on_init(&psk, me, i.datagram(), now, &mut |_| Held::none())
+        else {
             panic!("a retry first");
         };
         assert!(retry.len() <= i.datagram().len());
@@ -1215,7 +1219,8 @@ mod tests {
         let mine = i.datagram().to_vec();
         // Another address pastes its own cookie in: the Noise message
         // fails (the cookie is in the prologue).
-        let InitOutcome::Retry(theirs) = r.on_init(&psk, other, &mine, now, &mut |_| Held::none()) else {
+        let InitOutcome::Retry(theirs) = r.on_init(&psk, other, &mine, now, &mut |_| Held::none())
+        else {
             panic!("a retry for the other address");
         };
         let mut pasted = mine.clone();
@@ -1226,7 +1231,8 @@ mod tests {
             InitOutcome::Dropped
         ));
         // The real one: accepted once, then a repeat.
-        let InitOutcome::Accepted { response, .. } = r.on_init(&psk, me, &mine, now, &mut |_| Held::none())
+        let InitOutcome::Accepted { response, .. } =
+            r.on_init(&psk, me, &mine, now, &mut |_| Held::none())
         else {
             panic!("accepted");
         };
@@ -1238,7 +1244,9 @@ mod tests {
         assert!(i.on_response(&response).is_some());
         // Two slots later the cookie has expired: a retry, nothing more.
         assert!(matches!(
-            r.on_init(&psk, me, &mine, now + 2 * COOKIE_SLOT_NS, &mut |_| Held::none()),
+            r.on_init(&psk, me, &mine, now + 2 * COOKIE_SLOT_NS, &mut |_| {
+                Held::none()
+            }),
             InitOutcome::Retry(_)
         ));
         // Short datagrams get nothing; no retry is larger than its input.
@@ -1309,7 +1317,8 @@ mod tests {
             // Mallory (a key not listed): a retry no larger than her
             // datagram, then, with the cookie, nothing at all and no state.
             let mut m = Initiator::new(&mallory).unwrap();
-            let InitOutcome::Retry(retry) = r.on_init(&receiver, me, m.datagram(), now, &mut |_| Held::none())
+            let InitOutcome::Retry(retry) =
+                r.on_init(&receiver, me, m.datagram(), now, &mut |_| Held::none())
             else {
                 panic!("a retry first");
             };
@@ -1325,7 +1334,8 @@ mod tests {
             assert!(!authentic_init(&receiver, m.datagram()));
             // Alice (listed): accepted, once; the channel names her key.
             let mut a = Initiator::new(&alice).unwrap();
-            let InitOutcome::Retry(retry) = r.on_init(&receiver, me, a.datagram(), now, &mut |_| Held::none())
+            let InitOutcome::Retry(retry) =
+                r.on_init(&receiver, me, a.datagram(), now, &mut |_| Held::none())
             else {
                 panic!("a retry first");
             };
@@ -1497,7 +1507,10 @@ mod tests {
         })
         .unwrap();
         assert_eq!(rx.held().ranges(), &[(5, 10_000)]);
-        assert_eq!(i.on_response(&resp).unwrap().held().ranges(), &[(5, 10_000)]);
+        assert_eq!(
+            i.on_response(&resp).unwrap().held().ranges(),
+            &[(5, 10_000)]
+        );
         // The most ranges there can be fit the response.
         let most = Held::from_ranges((0..100).map(|k| (k * 100, k * 100 + 50)).collect(), 10_000);
         assert_eq!(most.ranges().len(), MAX_HELD_RANGES);

@@ -336,7 +336,9 @@ pub fn send_streams_on(
                     // The file's bytes, then (encrypted) its hash.
                     let from_file = file_size.saturating_sub(off).min(len as u64) as usize;
                     gaps.pieces(off, from_file, |at, r| f.read_exact_at(&mut payload[r], at))
-                        .with_context(|| format!("reading {} for stream offset {off}", path.display()))?;
+                        .with_context(|| {
+                            format!("reading {} for stream offset {off}", path.display())
+                        })?;
                     if let Some(h) = &trailer {
                         for (k, b) in payload[from_file..len].iter_mut().enumerate() {
                             *b = h[(off + (from_file + k) as u64 - file_size) as usize];

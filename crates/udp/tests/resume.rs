@@ -84,11 +84,13 @@ fn attempt(
     k: u8,
     rate: f64,
     stop_after: Option<Duration>,
+    drop_every: Option<u64>,
 ) -> (
     anyhow::Result<dropless_udp::TransferReport>,
     anyhow::Result<dropless_udp::TransferReport>,
 ) {
-    let (s, mut r) = opts(k);
+    let (mut s, mut r) = opts(k);
+    s.debug_drop_every = drop_every;
     let stop = StopFlag::default();
     r.stop = Some(stop.clone());
     let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
@@ -117,8 +119,16 @@ fn an_interrupted_transfer_resumes_from_what_the_receiver_holds() {
     let (src, dst) = (dir.path("in.bin"), dir.path("out.bin"));
     let size = 12_000_003u64;
     write_random_file(&src, size as usize, 41);
-    // 12 MB at 24 MB/s, stopped at about 40 %.
-    let (tx, rx) = attempt(&src, &dst, 41, 24e6, Some(Duration::from_millis(200)));
+    // 12 MB at 24 MB/s, stopped at about 40 %, with every 40th datagram
+    // lost (the receiver holds data beyond holes until they are repaired).
+    let (tx, rx) = attempt(
+        &src,
+        &dst,
+        41,
+        24e6,
+        Some(Duration::from_millis(200)),
+        Some(40),
+    );
     assert!(format!("{:#}", rx.unwrap_err()).contains("interrupted"));
     assert!(tx.is_err(), "the sender is left unanswered");
     assert!(!dst.exists());
@@ -128,7 +138,7 @@ fn an_interrupted_transfer_resumes_from_what_the_receiver_holds() {
     assert!(at > 0 && at < size, "held {at} of {size}");
     let (beyond, all) = received_blocks(&src, &part, &ranges);
     // Resumed: the rest only, and the file whole.
-    let (tx, rx) = attempt(&src, &dst, 41, 200e6, None);
+    let (tx, rx) = attempt(&src, &dst, 41, 200e6, None, None);
     let (tx, rx) = (tx.unwrap(), rx.unwrap());
     assert_same_file(&src, &dst);
     assert_eq!((tx.resumed_held, rx.resumed_held), (at, at));
@@ -159,10 +169,10 @@ fn another_file_under_the_same_name_starts_over() {
     let (a, b, dst) = (dir.path("a.bin"), dir.path("b.bin"), dir.path("out.bin"));
     write_random_file(&a, 6_000_000, 42);
     write_random_file(&b, 6_000_000, 46); // (seeds 42 and 43 give the same bytes)
-    let (_, rx) = attempt(&a, &dst, 42, 24e6, Some(Duration::from_millis(100)));
+    let (_, rx) = attempt(&a, &dst, 42, 24e6, Some(Duration::from_millis(100)), None);
     assert!(rx.is_err());
     assert!(total(&held(&dir, "out.bin")) > 0);
-    let (tx, rx) = attempt(&b, &dst, 42, 400e6, None);
+    let (tx, rx) = attempt(&b, &dst, 42, 400e6, None, None);
     let (tx, rx) = (tx.unwrap(), rx.unwrap());
     assert_eq!((tx.resumed_held, rx.resumed_held), (0, 0));
     assert_same_file(&b, &dst);
@@ -174,7 +184,7 @@ fn a_damaged_part_file_is_caught_and_nothing_is_saved() {
     let dir = TempDir::new("resume-damaged");
     let (src, dst) = (dir.path("in.bin"), dir.path("out.bin"));
     write_random_file(&src, 6_000_000, 44);
-    let (_, rx) = attempt(&src, &dst, 44, 24e6, Some(Duration::from_millis(100)));
+    let (_, rx) = attempt(&src, &dst, 44, 24e6, Some(Duration::from_millis(100)), None);
     assert!(rx.is_err());
     let ranges = held(&dir, "out.bin");
     assert!(ranges[0].0 == 0 && ranges[0].1 > 1000, "{ranges:?}");
@@ -186,13 +196,13 @@ fn a_damaged_part_file_is_caught_and_nothing_is_saved() {
         .unwrap();
     part.write_all_at(b"\xff\x00\xff", at / 2).unwrap();
     drop(part);
-    let (_, rx) = attempt(&src, &dst, 44, 400e6, None);
+    let (_, rx) = attempt(&src, &dst, 44, 400e6, None, None);
     let e = format!("{:#}", rx.unwrap_err());
     assert!(e.contains("BLAKE3"), "{e}");
     assert!(!dst.exists());
     assert_eq!(dir.list(), vec!["in.bin"], "part and record removed");
     // ... so that the next attempt sends the whole file.
-    let (tx, _) = attempt(&src, &dst, 44, 400e6, None);
+    let (tx, _) = attempt(&src, &dst, 44, 400e6, None, None);
     assert_eq!(tx.unwrap().resumed_held, 0);
     assert_same_file(&src, &dst);
 }
@@ -236,7 +246,7 @@ fn a_part_with_holes_is_resumed_by_sending_only_the_holes() {
     )
     .unwrap();
     let at = total(&ranges);
-    let (tx, rx) = attempt(&src, &dst, 47, 200e6, None);
+    let (tx, rx) = attempt(&src, &dst, 47, 200e6, None, None);
     let (tx, rx) = (tx.unwrap(), rx.unwrap());
     assert_same_file(&src, &dst);
     assert_eq!((tx.resumed_held, rx.resumed_held), (at, at));

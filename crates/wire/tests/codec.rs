@@ -171,8 +171,12 @@ fn bad_magic_version_and_type() {
     b[0] = b'X';
     assert_eq!(decode(&b).unwrap_err(), WireError::BadMagic([b'X', b'L']));
     let mut b = encoded_ack(1);
-    b[2] = 4;
-    assert_eq!(decode(&b).unwrap_err(), WireError::UnsupportedVersion(4));
+    b[2] = 5;
+    assert_eq!(decode(&b).unwrap_err(), WireError::UnsupportedVersion(5));
+    // version 3 (a resume response named one offset, before issue 34's
+    // held ranges) is refused
+    b[2] = 3;
+    assert_eq!(decode(&b).unwrap_err(), WireError::UnsupportedVersion(3));
     // version 2 (the sealed handshake before issue 34) is refused
     b[2] = 2;
     assert_eq!(decode(&b).unwrap_err(), WireError::UnsupportedVersion(2));
