@@ -1122,3 +1122,39 @@ fn send_a_directory_into_recv_out_dir() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The progress bar is for a terminal only: with stderr a pipe (as here,
+/// in scripts and CI) `send` writes nothing to it on success, and
+/// `--no-progress` is accepted.
+#[test]
+fn no_progress_bar_when_stderr_is_not_a_terminal() {
+    for extra in [&[][..], &["--no-progress"][..]] {
+        let addr = format!("127.0.0.1:{}", free_port());
+        let rx = Command::new(bin())
+            .args(["recv", &addr, "--discard", "--timeout", "5"])
+            .args(key_args(&[]))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let tx = Command::new(bin())
+            .args(["send", &addr, "--bytes", "3MB"])
+            .args(extra)
+            .args(key_args(&[]))
+            .output()
+            .unwrap();
+        let mut rx = rx;
+        rx.wait().unwrap();
+        assert!(
+            tx.status.success(),
+            "{}",
+            String::from_utf8_lossy(&tx.stderr)
+        );
+        assert!(
+            tx.stderr.is_empty(),
+            "{:?}",
+            String::from_utf8_lossy(&tx.stderr)
+        );
+    }
+}

@@ -244,6 +244,45 @@ pub struct SendOptions {
     /// data transmission is held back and sent after the three that
     /// follow it (reordering by three positions, with no loss).
     pub debug_reorder_every: Option<u64>,
+    /// Where the sender keeps what it has done, for a progress display on
+    /// another thread (`dropless send` shows a bar on a terminal). `None`
+    /// (the default) costs nothing.
+    pub progress: Option<Progress>,
+}
+
+/// What a running send has done, readable from another thread: bytes of
+/// the stream acknowledged (all streams), and how many there are to send
+/// once the handshake has settled it (less what a resumed receiver held).
+/// Updated once per round of the sender's loop, not per packet.
+#[derive(Clone, Debug, Default)]
+pub struct Progress(std::sync::Arc<[std::sync::atomic::AtomicU64; 2]>);
+
+/// Two handles are equal when they share one record.
+impl PartialEq for Progress {
+    fn eq(&self, other: &Progress) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Progress {
+    /// Bytes acknowledged so far.
+    pub fn done(&self) -> u64 {
+        self.0[0].load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Bytes to send in all, once known (`None` before the handshake, and
+    /// for a transfer that runs for a time).
+    pub fn total(&self) -> Option<u64> {
+        Some(self.0[1].load(std::sync::atomic::Ordering::Relaxed)).filter(|&t| t > 0)
+    }
+
+    pub(crate) fn set_done(&self, n: u64) {
+        self.0[0].store(n, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub(crate) fn set_total(&self, n: u64) {
+        self.0[1].store(n, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 impl Default for SendOptions {
@@ -269,6 +308,7 @@ impl Default for SendOptions {
             tree: false,
             debug_drop_every: None,
             debug_reorder_every: None,
+            progress: None,
         }
     }
 }

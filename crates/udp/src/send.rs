@@ -267,6 +267,9 @@ pub fn send_streams_on(
         (_, t) => t,
     };
     let seal = if chan.is_some() { SEAL_OVERHEAD } else { 0 };
+    if let (Some(p), Some(t)) = (&opts.progress, total) {
+        p.set_total(t * n as u64);
+    }
 
     let host_paced = opts.host_pacing && n > 1;
     let base_conn = opts.conn_id.unwrap_or_else(random_u32);
@@ -586,6 +589,9 @@ pub fn send_streams_on(
                 }
                 // Anything else (garbage, data, other connections): ignored.
             }
+        }
+        if let Some(p) = &opts.progress {
+            p.set_done(streams.iter().map(|s| s.sender.stats().bytes_acked).sum());
         }
     }
 

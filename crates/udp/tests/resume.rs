@@ -258,3 +258,37 @@ fn a_part_with_holes_is_resumed_by_sending_only_the_holes() {
     );
     assert_eq!(dir.list(), vec!["in.bin", "out.bin"]);
 }
+
+/// The progress record a display reads ([`SendOptions::progress`]): its
+/// total is the stream the handshake settled (a resumed file less what
+/// the receiver held, plus the hash), and at the end all of it is done.
+#[test]
+fn progress_counts_the_stream_to_its_end() {
+    let _g = serial();
+    let dir = TempDir::new("resume-progress");
+    let (src, dst) = (dir.path("in.bin"), dir.path("out.bin"));
+    let size = 3_000_001u64;
+    write_random_file(&src, size as usize, 48);
+    let (mut s, r) = opts(48);
+    let p = dropless_udp::Progress::default();
+    s.progress = Some(p.clone());
+    assert_eq!((p.done(), p.total()), (0, None));
+    let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let peer = sock.local_addr().unwrap();
+    let d = dst.clone();
+    let h = std::thread::spawn(move || recv_file_on(sock, &d, &r));
+    let tx = send_file(
+        &src,
+        peer,
+        Box::new(FixedRate {
+            cwnd: 1000.0,
+            rate: 400e6,
+        }),
+        &s,
+    );
+    h.join().unwrap().unwrap();
+    tx.unwrap();
+    assert_same_file(&src, &dst);
+    assert_eq!(p.total(), Some(size + HASH_LEN));
+    assert_eq!(p.done(), size + HASH_LEN);
+}
