@@ -303,14 +303,10 @@ impl Batch {
     }
 
     /// **Test hook** (reordering): holds the datagram written into the
-    /// last [`Batch::slot`] back until `behind` more datagrams have been
-    /// committed, in this batch or in later ones ([`Batch::flush`] keeps
-    /// it), so that it is reordered by exactly `behind` positions whatever
-    /// the batches and the timing (issue 34: a hold that ended with the
-    /// batch made the reordering, and with it the reorder test, depend on
-    /// the machine's load); [`Batch::flush_all`] sends it as it is (at the
-    /// end of the data, when no more datagrams will follow). One at a
-    /// time: a second is committed.
+    /// last [`Batch::slot`] back until `behind` more datagrams have joined
+    /// the batch, or until the batch is sent, whichever comes first (so it
+    /// is reordered by at most `behind` positions and never delayed past
+    /// the sender's current burst). One at a time: a second is committed.
     pub(crate) fn hold(&mut self, len: usize, behind: u32) {
         if self.held.is_some() {
             self.commit(len);
@@ -335,22 +331,8 @@ impl Batch {
         true
     }
 
-    /// Sends what is gathered (a held datagram stays held until its
-    /// followers have gone: [`Batch::hold`]).
+    /// Sends what is gathered.
     pub(crate) fn flush(&mut self, socket: &Socket, dest: SocketAddr, ecn: Ecn) -> io::Result<()> {
-        if self.held.as_ref().is_some_and(|&(_, left)| left > 0) {
-            return self.send_gathered(socket, dest, ecn);
-        }
-        self.flush_all(socket, dest, ecn)
-    }
-
-    /// Sends what is gathered and a held datagram after it.
-    pub(crate) fn flush_all(
-        &mut self,
-        socket: &Socket,
-        dest: SocketAddr,
-        ecn: Ecn,
-    ) -> io::Result<()> {
         if !self.release() {
             // The held datagram did not fit: the batch, then it alone.
             self.send_gathered(socket, dest, ecn)?;

@@ -459,17 +459,10 @@ pub fn send_streams_on(
             }
             first = (first + 1) % n;
         }
-        // (At the end of the data, a datagram the reordering test hook
-        // holds goes out: no more will follow it.)
-        let tail = stop_at.is_some_and(|t| now >= t)
-            || total.is_some_and(|t| streams.iter().all(|s| s.sender.next_seq() * mss >= t));
-        if tail {
-            batch.flush_all(&socket, peer, ecn)
-        } else {
-            batch.flush(&socket, peer, ecn)
-        }
-        .or_else(send_error)
-        .context("sending data packets")?;
+        batch
+            .flush(&socket, peer, ecn)
+            .or_else(send_error)
+            .context("sending data packets")?;
         let more = sent == BATCH;
         for s in streams.iter_mut().filter(|s| s.done_at.is_none()) {
             if s.sender.is_done() {

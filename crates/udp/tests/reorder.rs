@@ -1,6 +1,5 @@
 //! Reordering over 127.0.0.1 (the sender's test hook holds every tenth
-//! datagram back behind exactly the three that follow it, by sequence,
-//! whatever the batches and the machine's load, as in issue 21's
+//! datagram back behind the three that follow it, as in issue 21's
 //! measurement: "10 % of packets reordered by 3 positions produced 220
 //! congestion events for 36 real drops"): with RACK (RFC 8985, the
 //! default) reordering is not loss; with three duplicate ACKs every
@@ -53,13 +52,9 @@ fn reordering_is_not_loss_under_rack() {
     // multiplier's growth takes a few round trips here. Retransmissions
     // are not bounded: a loaded machine that stalls a process for longer
     // than the window makes RACK's timer declare the flight lost.)
-    // The hook used to release the held datagram with its batch, so how
-    // many datagrams were reordered by three positions, and with them the
-    // dupthresh losses, depended on the machine's load (85 idle; 25 in a
-    // CI run beside two builds). It now holds it until exactly three more
-    // have gone (issue 34): 83-105 dupthresh events against 3-7 with RACK,
-    // idle and with a busy process on each core. The bounds are the ones
-    // set before that change, not tuned to it.
+    // How many reorderings loopback turns into dupthresh losses depends on
+    // the machine's load (85 idle; 25 in a CI run beside two builds), so
+    // only enough of them to compare is required.
     assert!(dup.congestion_events >= 10, "{}", dup.congestion_events);
     assert!(
         rack.congestion_events * 5 <= dup.congestion_events,
