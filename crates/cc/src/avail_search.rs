@@ -125,6 +125,30 @@ pub struct AvailSearch {
     count: u32,
     latest: f64,
     trains: u32,
+    /// Trains judged, and those of them that went out slower than asked
+    /// (by more than the resolution) without showing a queue: they prove
+    /// only that `A` is at least what the host sent.
+    judged_trains: u32,
+    host_limited: u32,
+}
+
+/// What a search has found so far (rates in bytes/s).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Outcome {
+    /// The bracket closed at least once: the mean of its midpoints.
+    Estimate(f64),
+    /// No estimate yet, but judged trains bound `A`.
+    Range {
+        /// The last rate (as sent) that showed no queue.
+        lo: f64,
+        /// The last rate that did (the search's starting capacity while
+        /// none did, or above it once widened).
+        hi: f64,
+        /// Trains the host sent slower than asked without a queue showing.
+        host_limited: u32,
+    },
+    /// No train has been judged.
+    Nothing,
 }
 
 impl AvailSearch {
@@ -147,6 +171,8 @@ impl AvailSearch {
             count: 0,
             latest: 0.0,
             trains: 0,
+            judged_trains: 0,
+            host_limited: 0,
         };
         s.start_train(now, 0);
         s
@@ -227,9 +253,13 @@ impl AvailSearch {
         } else {
             self.rate
         };
+        self.judged_trains += 1;
         if above {
             self.hi = r;
         } else {
+            if self.rate - r > self.cfg.resolution * self.capacity {
+                self.host_limited += 1;
+            }
             self.lo = r;
             if self.lo >= self.hi * (1.0 - self.cfg.resolution) {
                 // The capacity estimate was low: widen upwards.
@@ -254,6 +284,36 @@ impl AvailSearch {
         } else {
             self.sum / self.count as f64
         }
+    }
+
+    /// What the search has found: an estimate once its bracket has closed,
+    /// else the bounds its judged trains give, else nothing. A search that
+    /// never closes its bracket (a host that cannot send as fast as asked,
+    /// a path that changes faster than a few trains) must not be read as an
+    /// estimate: the caller reports the range as a range.
+    pub fn outcome(&self) -> Outcome {
+        if self.count > 0 {
+            Outcome::Estimate(self.estimate())
+        } else if self.judged_trains > 0 {
+            Outcome::Range {
+                lo: self.lo,
+                hi: self.hi,
+                host_limited: self.host_limited,
+            }
+        } else {
+            Outcome::Nothing
+        }
+    }
+
+    /// The current bracket `(lo, hi)` (bytes/s).
+    pub fn bracket(&self) -> (f64, f64) {
+        (self.lo, self.hi)
+    }
+
+    /// Trains judged, and how many of them the host sent slower than asked
+    /// without a queue showing.
+    pub fn judged(&self) -> (u32, u32) {
+        (self.judged_trains, self.host_limited)
     }
 
     /// The latest estimate (0 before the first), estimates made, trains sent.
@@ -331,5 +391,34 @@ mod tests {
         let e = s.estimate();
         assert!(e <= 0.6 * c * 1.01, "estimate {e} above what the host sent");
         assert!(asked <= c, "asked for {asked}, above the capacity {c}");
+        // And it says so: no estimate, a range from what the host sent.
+        match s.outcome() {
+            Outcome::Range {
+                lo,
+                hi,
+                host_limited,
+            } => {
+                assert!(
+                    (lo - 0.6 * c).abs() < 0.01 * c,
+                    "lower bound {lo}, the host sent 0.6 C"
+                );
+                assert!(hi > lo, "upper bound {hi} not above {lo}");
+                assert!(host_limited > 0, "no train counted as host-limited");
+            }
+            o => panic!("a host-limited search reported {o:?}"),
+        }
+    }
+
+    #[test]
+    fn a_search_that_closes_reports_an_estimate_and_before_any_train_nothing() {
+        let c = 125e6;
+        let s = AvailSearch::new(SearchConfig::default(), c, 0);
+        assert_eq!(s.outcome(), Outcome::Nothing);
+        let (s, _) = run(c, 0.5 * c, f64::INFINITY, 20.0);
+        match s.outcome() {
+            Outcome::Estimate(e) => assert_eq!(e, s.estimate()),
+            o => panic!("a closed search reported {o:?}"),
+        }
+        assert_eq!(s.judged().1, 0, "an unlimited host counted as limited");
     }
 }
