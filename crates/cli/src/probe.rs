@@ -24,7 +24,8 @@ reports
                     of the probe (PDA itself uses their median);
   available         the tight link's available bandwidth (the smallest on
                     the path): after PDA's start-up, a binary search over
-                    self-loading trains (pathload's method,
+                    fleets of three self-loading trains per rate (pathload's
+                    method,
                     crates/cc/src/avail_search.rs): the rate above which a
                     train's queue grows. A search whose bracket never closed
                     reports `no estimate` and the range its trains bound
