@@ -1405,17 +1405,7 @@ impl Simulation {
         if !flow.send_pending {
             flow.send_pending = true;
             let d = flow.jitter_rng.gen_range(0..flow.send_jitter);
-            // A paced sender whose pacer is not ready yet waits from its
-            // pacing time, not from now: one event per paced packet in place
-            // of three (a delayed send that found the pacer not ready, the
-            // pacing wake-up, and the delayed send it started). Timers that
-            // fall due meanwhile are handled when the send fires, as for
-            // any pending delayed send.
-            let from = match flow.sender.paced_departure() {
-                Some(t) if t > now => t,
-                _ => now,
-            };
-            self.push(from + d, Kind::DelayedSend, f as u32);
+            self.push(now + d, Kind::DelayedSend, f as u32);
         }
     }
 

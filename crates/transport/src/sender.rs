@@ -928,23 +928,6 @@ impl Sender {
             .map(|r| (r, self.ctl.max_burst.unwrap_or(1).max(1)))
     }
 
-    /// When the sender's own pacer next lets a packet go, if it paces
-    /// itself and window and data allow sending (`None` otherwise: not
-    /// paced, paced by a host, or nothing to send). The simulator starts a
-    /// send jitter from this time rather than from an ACK that arrives
-    /// while the pacer is not ready.
-    pub fn paced_departure(&mut self) -> Option<Time> {
-        let paced = self
-            .ctl
-            .pacing_rate
-            .is_some_and(|r| r > 0.0 && r.is_finite());
-        if paced && !self.pair_pending && !self.cfg.host_paced && self.window_open() {
-            Some(self.pacer.next_departure())
-        } else {
-            None
-        }
-    }
-
     /// The earliest time the sender needs to be woken, if any.
     pub fn poll_timeout(&mut self) -> Option<Time> {
         let mut t = self.rto_deadline;
@@ -2334,37 +2317,6 @@ mod tests {
         assert!(s.poll_transmit(0).is_none());
         assert_eq!(s.poll_timeout(), Some(MILLISECOND));
         assert!(s.poll_transmit(MILLISECOND).is_some());
-    }
-
-    #[test]
-    fn paced_departure_is_the_pacers_time_while_the_window_is_open() {
-        let fixed = |w, rate| {
-            Box::new(Fixed {
-                w,
-                rate,
-                burst: None,
-                events: 0,
-                rtos: 0,
-            })
-        };
-        let cfg = SenderConfig {
-            mss: 1460,
-            header: 40,
-            ..Default::default()
-        };
-        // Paced at 1000 packets/s: after one send the next may leave 1 ms on.
-        let mut s = Sender::new(cfg.clone(), fixed(100.0, Some(1500.0 * 1000.0)), 0);
-        assert_eq!(s.paced_departure(), Some(0));
-        assert!(s.poll_transmit(0).is_some());
-        assert_eq!(s.paced_departure(), Some(MILLISECOND));
-        // A closed window: nothing to send, so no pacing time.
-        let mut s = Sender::new(cfg.clone(), fixed(1.0, Some(1500.0 * 1000.0)), 0);
-        assert!(s.poll_transmit(0).is_some());
-        assert_eq!(s.paced_departure(), None);
-        // Not paced.
-        let mut s = Sender::new(cfg, fixed(100.0, None), 0);
-        assert!(s.poll_transmit(0).is_some());
-        assert_eq!(s.paced_departure(), None);
     }
 }
 
