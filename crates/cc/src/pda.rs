@@ -143,16 +143,6 @@
 //!   step in units of the capacity, not of the flow's own rate: after an
 //!   overshoot's drain left a flow at a fifth of the link, 5 % of its own
 //!   rate per probe took 9 s to get back on the real path).
-//!   A probe is judged until the next could be taken (`probe_rounds` + 2
-//!   rounds): a queue beyond the flow's own burst or a congestion loss in
-//!   that time is the probe's own, the available bandwidth passed, so the
-//!   pace returns to what it was before the probe (not down by a yield:
-//!   reading the probe's queue as new traffic cut 737 Mb/s to 438 behind a
-//!   200-packet buffer with 300 Mb/s of cross traffic), the probe's pace
-//!   becomes a ceiling that the next probes go half-way to (the seed's
-//!   probe "slows down the burst increase rate" once it sees potential
-//!   queuing, §II), forgotten after 32 quiet rounds, and the probe's queue
-//!   draining (shrinking round by round) is not new traffic.
 //! * **Start-up bounded by the capacity and the buffer**: the start-up rate
 //!   stops at `C (1 - margin)`, as a probe does (at the capacity itself
 //!   the bursts' queue never drains); a start-up drop in a round whose
@@ -214,10 +204,6 @@ use crate::{
 
 /// Packet-pair capacity samples kept (their median is the capacity).
 const PAIR_SAMPLES: usize = 32;
-
-/// Quiet rounds a failed probe's pace is remembered as a ceiling (32: 2.6 s
-/// on an 80-ms path), after which probing steps by `probe_gain` again.
-const CEILING_ROUNDS: u32 = 32;
 
 /// PDA's parameters (every choice the seed leaves open).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -524,23 +510,8 @@ pub struct Pda {
     quiet_at_share: u32,
     /// Rounds spent in drain.
     drain_rounds: u32,
-    /// The pace before the latest cruise probe, bytes/s, while its rounds
-    /// are checked (`probe_check` > 0).
-    pre_probe: f64,
-    /// Rounds left in which a queue or a congestion loss is the latest
-    /// probe's own.
-    probe_check: u32,
-    /// The pace of the latest probe that failed (built a queue or lost),
-    /// bytes/s (0: none): the next probes halve the way to it.
-    ceiling: f64,
-    /// Quiet rounds held just below `ceiling` (it is forgotten after
-    /// `CEILING_ROUNDS`: the cross traffic may have left).
-    ceiling_age: u32,
     /// A start-up drop already cut the burst to the queue it saw.
     startup_burst_cut: bool,
-    /// The queue is the failed probe's own, draining (no yield while it
-    /// shrinks).
-    own_queue: bool,
     // The burst being acknowledged.
     burst_key: Option<u64>,
     burst_first: Time,
@@ -596,12 +567,7 @@ impl Pda {
             flows: 2,
             share: 0.0,
             quiet_at_share: 0,
-            pre_probe: 0.0,
-            probe_check: 0,
-            ceiling: 0.0,
-            ceiling_age: 0,
             startup_burst_cut: false,
-            own_queue: false,
             drain_rounds: 0,
             burst_key: None,
             burst_first: 0,
@@ -768,7 +734,6 @@ impl Pda {
         let heavy =
             self.round_lost >= 3 && self.round_lost as f64 > self.cfg.loss_confirm * sent as f64;
         self.measure_buffer(qmax, self.round_lost > 0, heavy);
-        let prev_q = self.prev_qmax;
         self.prev_qmax = qmax;
         let qt = self.q_thresh();
         let bq = self.burst_queue();
@@ -788,11 +753,8 @@ impl Pda {
         if self.round_lost >= 3 && self.round_lost as f64 > confirm * sent as f64 {
             // Loss the delivery rate confirms (a shallow buffer overflowing
             // below the delay threshold): the burst was above the MBS and
-            // the rate above what is available. (In the rounds of a
-            // cruise probe, the probe's check below answers it.)
-            if !(self.phase == Phase::Cruise && self.probe_check > 0) {
-                self.congestion(d);
-            }
+            // the rate above what is available.
+            self.congestion(d);
         }
         match self.phase {
             Phase::Startup => {
@@ -827,23 +789,7 @@ impl Pda {
             }
             Phase::Cruise => {
                 let c = self.capacity();
-                let failed = self.probe_check > 0
-                    && (qmin > qt || qmax.saturating_sub(bq) >= qt / 2 || heavy);
-                if self.probe_check > 0 {
-                    self.probe_check -= 1;
-                }
-                if failed {
-                    // The queue (or the loss) came with the flow's own
-                    // probe: the probe passed the available bandwidth, so
-                    // the pace goes back to what it was, not down by a
-                    // yield (which read the probe's queue as new traffic
-                    // and cut 737 Mb/s to 438 behind 200 packets with
-                    // 300 Mb/s of cross traffic; experiments/pda/REPORT.md).
-                    self.probe_failed();
-                } else if self.own_queue && qmin > qt && qmax < prev_q {
-                    // The failed probe's queue, draining: not new traffic.
-                    self.quiet = 0;
-                } else if qmin > qt && c > 0.0 && self.round_rate >= c * (1.0 - self.cfg.margin) {
+                if qmin > qt && c > 0.0 && self.round_rate >= c * (1.0 - self.cfg.margin) {
                     // A standing queue the flow built itself, pacing at or
                     // above the capacity: back to just below it, no yield.
                     self.quiet = 0;
@@ -891,15 +837,7 @@ impl Pda {
                     // stayed under half the threshold.
                     self.yielded = 0;
                     self.competing = false;
-                    self.own_queue = false;
                     self.quiet += 1;
-                    if self.ceiling > 0.0 {
-                        self.ceiling_age += 1;
-                        if self.ceiling_age >= CEILING_ROUNDS || self.rate >= self.ceiling {
-                            self.ceiling = 0.0;
-                            self.ceiling_age = 0;
-                        }
-                    }
                     if self.share > 0.0 && self.rate >= self.share * 0.99 {
                         // At the even share and the link not full: fewer
                         // flows than counted (one left, or the count was
@@ -923,14 +861,7 @@ impl Pda {
                             self.backoff = self.backoff.saturating_sub(1);
                         }
                         self.lost_since_probe = false;
-                        let mut r = self.rate + self.cfg.probe_gain * c.max(self.rate);
-                        if self.ceiling > self.rate {
-                            // Half-way to the pace of the last probe that
-                            // failed (a binary search for the available
-                            // bandwidth, as the seed's MBS probe "slows down
-                            // the burst increase rate" once it sees queuing).
-                            r = r.min(0.5 * (self.rate + self.ceiling));
-                        }
+                        let r = self.rate + self.cfg.probe_gain * c.max(self.rate);
                         // Probing finds the available bandwidth, not more
                         // than the capacity: at it, the queue is the flow's own.
                         let r = if c > 0.0 {
@@ -944,16 +875,7 @@ impl Pda {
                         } else {
                             r
                         };
-                        let r = r.max(self.rate);
-                        if r > self.rate {
-                            self.pre_probe = self.rate;
-                            // Judged until the next probe could be taken:
-                            // the first round after the step still carries
-                            // packets sent before it, and a small excess
-                            // builds its queue over several rounds.
-                            self.probe_check = (self.cfg.probe_rounds << self.backoff) + 2;
-                        }
-                        self.set_rate(r);
+                        self.set_rate(r.max(self.rate));
                     }
                 } else {
                     // A queue that comes and goes (another sender's probing:
@@ -1012,18 +934,6 @@ impl Pda {
         } else if self.rate > fair {
             self.set_rate((self.rate - step).max(fair));
         }
-    }
-
-    /// The latest cruise probe built a queue or lost: back to the pace
-    /// before it, and remember the probe's pace as a ceiling.
-    fn probe_failed(&mut self) {
-        self.ceiling = self.round_rate.max(self.rate);
-        self.ceiling_age = 0;
-        self.set_rate(self.pre_probe);
-        self.probe_check = 0;
-        self.quiet = 0;
-        self.lost_since_probe = true;
-        self.own_queue = true;
     }
 
     /// The even share of the capacity `c` among the flows last inferred
@@ -1235,14 +1145,6 @@ impl Controller for Pda {
                 let pkt = self.pkt_time().max(1);
                 let seen = (qmax / pkt) as u32;
                 self.burst = self.burst.min((seen / 2).max(2));
-            }
-        }
-        if self.phase == Phase::Cruise && self.probe_check > 0 && self.search.is_none() {
-            let q = self.last_rtt.saturating_sub(self.base_rtt);
-            if q > self.q_thresh() && !self.competing {
-                // A congestion loss in the rounds of the flow's own probe.
-                self.probe_failed();
-                return;
             }
         }
         let q = self.last_rtt.saturating_sub(self.base_rtt);
@@ -1504,6 +1406,45 @@ mod tests {
             burst_lossy < burst_random,
             "{burst_lossy} vs {burst_random}"
         );
+    }
+
+    /// A start-up drop in a round whose largest queue is under half what
+    /// the flow's own burst builds cuts the burst (once) to half the queue
+    /// seen and keeps the rate; with the burst's whole queue it is random
+    /// loss and changes nothing.
+    #[test]
+    fn a_buffer_shallower_than_the_burst_cuts_the_startup_burst() {
+        let ev = CongestionEvent {
+            cause: crate::CongestionCause::Loss,
+            lost: 1,
+            in_flight: 10,
+            srtt: 80 * MILLISECOND,
+            min_rtt: 80 * MILLISECOND,
+        };
+        let setup = |queue_pkts: u64| {
+            let mut p = pda_1500();
+            p.pair_cap = 125e6; // 1 Gb/s: 12 us per 1500-byte packet
+            p.burst = 64;
+            p.rate = 100e6;
+            p.base_rtt = 80 * MILLISECOND;
+            p.round_max_rtt = p.base_rtt + queue_pkts * 12_000;
+            p
+        };
+        // 20 packets of queue behind 64-packet bursts: the buffer is shallower.
+        let mut shallow = setup(20);
+        shallow.on_congestion_event(0, &ev);
+        assert_eq!(shallow.burst, 10);
+        assert_eq!(shallow.rate, 100e6);
+        assert_eq!(shallow.phase, Phase::Startup);
+        // A second drop does not cut it again.
+        shallow.round_max_rtt = shallow.base_rtt + 4 * 12_000;
+        shallow.on_congestion_event(0, &ev);
+        assert_eq!(shallow.burst, 10);
+        // 60 packets (the burst's own queue): random loss, nothing changes.
+        let mut random = setup(60);
+        random.on_congestion_event(0, &ev);
+        assert_eq!(random.burst, 64);
+        assert_eq!(random.rate, 100e6);
     }
 
     #[test]
