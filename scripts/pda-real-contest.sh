@@ -307,10 +307,17 @@ for kind in ("none", "poisson"):
         print(f"## dropless probe ({j['start']['time_s']:.0f} s)\n")
         print("| cross traffic | capacity (truth) | error | available (truth) | error | MBS | base RTT ms |")
         print("|---|---|---|---|---|---|---|")
-    c, a = e["capacity_bps"] or 0, e["available_bps"] or 0
+    c, a = e["capacity_bps"] or 0, e["available_bps"]
     truth_a = cap * (1 - frac)
+    if a is None:
+        # The search made no estimate: the range it bounds, if any.
+        r = e.get("available", {})
+        shown = (f"no estimate: {r['lo_bps'] / 1e6:.1f}-{r['hi_bps'] / 1e6:.1f} Mb/s" if r.get("kind") == "range" else "no estimate")
+        err = "-"
+    else:
+        shown, err = f"{a / 1e6:.1f} Mb/s", f"{100 * (a / truth_a - 1):+.1f} %"
     print(f"| {'none' if kind == 'none' else f'Poisson {frac:.0%}'} | {c / 1e6:.1f} Mb/s ({cap / 1e6:.0f}) | {100 * (c / cap - 1):+.1f} % "
-          f"| {a / 1e6:.1f} Mb/s ({truth_a / 1e6:.0f}) | {100 * (a / truth_a - 1):+.1f} % | {e['mbs_packets']} | {1e3 * (e['base_rtt_s'] or 0):.2f} |")
+          f"| {shown} ({truth_a / 1e6:.0f}) | {err} | {e['mbs_packets']} | {1e3 * (e['base_rtt_s'] or 0):.2f} |")
 print()
 for cc, title in (("bbr", "BBR"), ("cubic", "CUBIC")):
     k, d, sj = load(f"alone-k{cc}"), load(f"alone-d{cc}"), load(f"alone-{cc}.sim")

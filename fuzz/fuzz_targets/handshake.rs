@@ -5,6 +5,7 @@
 use std::cell::RefCell;
 use std::net::SocketAddr;
 
+use dropless_udp::held::Held;
 use dropless_udp::secure::{Keys, authentic_init, peek, respond, CookieKey, Initiator, Psk};
 use libfuzzer_sys::fuzz_target;
 
@@ -30,7 +31,7 @@ fuzz_target!(|data: &[u8]| {
         let e = &mut *e.borrow_mut();
         let _ = peek(data);
         assert!(!authentic_init(&e.psk, data));
-        assert!(respond(&e.psk, data, &mut |_| 0).is_none());
+        assert!(respond(&e.psk, data, &mut |_| Held::none()).is_none());
         let src: SocketAddr = "192.0.2.1:9000".parse().unwrap();
         assert!(!e.cookies.valid(src, data, 1));
         let _ = e.cookies.retry(src, data, 1);

@@ -11,6 +11,7 @@
 use std::cell::RefCell;
 use std::net::SocketAddr;
 
+use dropless_udp::held::Held;
 use dropless_udp::secure::{
     authentic_init, AllowedPeers, Channel, InitOutcome, Initiator, Keys, PrivateKey, Responder,
 };
@@ -34,11 +35,11 @@ thread_local! {
         let src: SocketAddr = "192.0.2.1:9000".parse().unwrap();
         let mut r = Responder::generate().unwrap();
         let mut i = Initiator::new(&sender).unwrap();
-        let InitOutcome::Retry(retry) = r.on_init(&keys, src, i.datagram(), NOW, &mut |_| 0) else {
+        let InitOutcome::Retry(retry) = r.on_init(&keys, src, i.datagram(), NOW, &mut |_| Held::none()) else {
             panic!("a retry first");
         };
         assert!(i.on_retry(&retry));
-        let InitOutcome::Accepted { channel, .. } = r.on_init(&keys, src, i.datagram(), NOW, &mut |_| 0)
+        let InitOutcome::Accepted { channel, .. } = r.on_init(&keys, src, i.datagram(), NOW, &mut |_| Held::none())
         else {
             panic!("the real first message is accepted");
         };
@@ -50,7 +51,7 @@ fuzz_target!(|data: &[u8]| {
     ENDS.with(|e| {
         let e = &mut *e.borrow_mut();
         let src: SocketAddr = "192.0.2.1:9000".parse().unwrap();
-        match e.responder.on_init(&e.keys, src, data, NOW, &mut |_| 0) {
+        match e.responder.on_init(&e.keys, src, data, NOW, &mut |_| Held::none()) {
             InitOutcome::Retry(r) => assert!(r.len() <= data.len(), "amplification"),
             InitOutcome::Accepted { .. } => panic!("accepted a first message without a key"),
             InitOutcome::Repeated(_) | InitOutcome::Dropped => {}

@@ -8,6 +8,7 @@
 use std::cell::RefCell;
 use std::net::SocketAddr;
 
+use dropless_udp::held::Held;
 use dropless_udp::secure::{Keys, Channel, InitOutcome, Initiator, Psk, Responder};
 use libfuzzer_sys::fuzz_target;
 
@@ -25,11 +26,11 @@ thread_local! {
         let src: SocketAddr = "192.0.2.1:9000".parse().unwrap();
         let mut r = Responder::generate().unwrap();
         let mut i = Initiator::new(&psk).unwrap();
-        let InitOutcome::Retry(retry) = r.on_init(&psk, src, i.datagram(), NOW, &mut |_| 0) else {
+        let InitOutcome::Retry(retry) = r.on_init(&psk, src, i.datagram(), NOW, &mut |_| Held::none()) else {
             panic!("a retry first");
         };
         assert!(i.on_retry(&retry));
-        let InitOutcome::Accepted { channel, .. } = r.on_init(&psk, src, i.datagram(), NOW, &mut |_| 0)
+        let InitOutcome::Accepted { channel, .. } = r.on_init(&psk, src, i.datagram(), NOW, &mut |_| Held::none())
         else {
             panic!("the real first message is accepted");
         };
@@ -41,7 +42,7 @@ fuzz_target!(|data: &[u8]| {
     END.with(|e| {
         let e = &mut *e.borrow_mut();
         let src: SocketAddr = "192.0.2.1:9000".parse().unwrap();
-        match e.responder.on_init(&e.psk, src, data, NOW, &mut |_| 0) {
+        match e.responder.on_init(&e.psk, src, data, NOW, &mut |_| Held::none()) {
             InitOutcome::Retry(r) => assert!(r.len() <= data.len(), "amplification"),
             InitOutcome::Accepted { .. } => panic!("accepted a first message without the key"),
             InitOutcome::Repeated(_) | InitOutcome::Dropped => {}

@@ -3,6 +3,7 @@
 #![no_main]
 use std::cell::RefCell;
 
+use dropless_udp::held::Held;
 use dropless_udp::secure::{Keys, respond, Channel, Initiator, Psk};
 use libfuzzer_sys::fuzz_target;
 
@@ -10,7 +11,7 @@ thread_local! {
     static RX: RefCell<Channel> = RefCell::new({
         let psk = Keys::shared(Psk::from_bytes([7; 32]));
         let mut i = Initiator::new(&psk).unwrap();
-        let (_, resp, rx) = respond(&psk, i.datagram(), &mut |_| 0).unwrap();
+        let (_, resp, rx) = respond(&psk, i.datagram(), &mut |_| Held::none()).unwrap();
         i.on_response(&resp).unwrap();
         rx
     });

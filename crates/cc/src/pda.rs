@@ -1188,6 +1188,16 @@ impl Controller for Pda {
             out.push(("search_latest_bps", latest * 8.0));
             out.push(("search_estimates", n as f64));
             out.push(("search_trains", trains as f64));
+            // The bracket and the trains judged, so that a search that
+            // closed no bracket is reported as a range (`dropless probe`).
+            let ((lo, hi), (judged, limited)) = self
+                .search
+                .as_ref()
+                .map_or(((0.0, 0.0), (0, 0)), |s| (s.bracket(), s.judged()));
+            out.push(("search_lo_bps", lo * 8.0));
+            out.push(("search_hi_bps", hi * 8.0));
+            out.push(("search_judged", judged as f64));
+            out.push(("search_host_limited", limited as f64));
         }
         out.push((
             "phase",

@@ -17,15 +17,23 @@ pub const PROBE_HELP: &str = "\
 Measures the path to a `dropless recv` listening at PEER with the estimators
 of the PDA controller (crates/cc/src/pda.rs): it sends for --time with PDA and
 reports
-  capacity          the shortest-half mode of the capacities read from packet
+  capacity          the narrow link's (the smallest capacity on the path):
+                    the shortest-half mode of the capacities read from packet
                     pairs (the first two packets of each burst) as the
                     receiver times them, its median over the second half
                     of the probe (PDA itself uses their median);
-  available         after PDA's start-up, a binary search over self-loading
-                    trains (pathload's method, crates/cc/src/avail_search.rs):
-                    the rate above which a train's queue grows (with
-                    --param search=0: the wire rate PDA got through over the
-                    second half of the probe);
+  available         the tight link's available bandwidth (the smallest on
+                    the path): after PDA's start-up, a binary search over
+                    fleets of three self-loading trains per rate (pathload's
+                    method,
+                    crates/cc/src/avail_search.rs): the rate above which a
+                    train's queue grows. A search whose bracket never closed
+                    reports `no estimate` and the range its trains bound
+                    (JSON: end.available.kind `range`, end.available_bps
+                    null), never a rate in its place; with --param search=0
+                    there is no search and no estimate;
+  wire rate         the rate PDA got through over the second half of the
+                    probe (not a measurement of the available bandwidth);
   MBS               the burst size PDA reached without loss;
   base RTT          the smallest RTT seen.
 The probe loads the path as PDA would (it is a transfer, not a passive
@@ -60,11 +68,87 @@ pub struct ProbeArgs {
     pub security: crate::transfer::SecurityArgs,
 }
 
+/// What the probe knows of the available bandwidth (bits/s).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Available {
+    /// The search's bracket closed: the mean of its estimates.
+    Estimate { bps: f64, estimates: u32 },
+    /// No estimate: the judged trains bound it (`hi` no higher than the
+    /// capacity measured, which the available bandwidth cannot exceed).
+    Range {
+        lo_bps: f64,
+        hi_bps: f64,
+        judged: u32,
+        host_limited: u32,
+    },
+    /// No train was judged (or the search was off: `--param search=0`).
+    None { trains: u32 },
+}
+
+impl Available {
+    /// The one-line text form.
+    pub fn text(&self) -> String {
+        match self {
+            Available::Estimate { bps, estimates } => {
+                format!("{} (mean of {estimates} search estimates)", fmt_rate(*bps))
+            }
+            Available::Range {
+                lo_bps,
+                hi_bps,
+                judged,
+                host_limited,
+            } => format!(
+                "no estimate: between {} and {} ({judged} trains judged, the bracket never closed{})",
+                fmt_rate(*lo_bps),
+                fmt_rate(*hi_bps),
+                if *host_limited > 0 {
+                    format!("; {host_limited} went out slower than asked")
+                } else {
+                    String::new()
+                }
+            ),
+            Available::None { trains } => format!("no estimate ({trains} trains, none judged)"),
+        }
+    }
+
+    /// The JSON form (`kind` is "estimate", "range" or "none").
+    pub fn json(&self) -> serde_json::Value {
+        match self {
+            Available::Estimate { bps, estimates } => {
+                serde_json::json!({"kind": "estimate", "bps": bps, "estimates": estimates})
+            }
+            Available::Range {
+                lo_bps,
+                hi_bps,
+                judged,
+                host_limited,
+            } => serde_json::json!({
+                "kind": "range", "lo_bps": lo_bps, "hi_bps": hi_bps,
+                "judged": judged, "host_limited": host_limited,
+            }),
+            Available::None { trains } => serde_json::json!({"kind": "none", "trains": trains}),
+        }
+    }
+
+    /// The estimate, if the search made one (never the range nor a rate).
+    pub fn estimate(&self) -> Option<f64> {
+        match self {
+            Available::Estimate { bps, .. } => Some(*bps),
+            _ => None,
+        }
+    }
+}
+
 /// The estimates, from the probe's intervals.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Estimates {
+    /// The narrow link's capacity (the pairs' dispersion).
     pub capacity_bps: Option<f64>,
-    pub available_bps: Option<f64>,
+    /// The tight link's available bandwidth (the trains).
+    pub available: Available,
+    /// PDA's wire rate over the second half of the probe: what it got
+    /// through, reported as that and never as the available bandwidth.
+    pub wire_rate_bps: Option<f64>,
     pub mbs_packets: Option<f64>,
     pub base_rtt_s: Option<f64>,
 }
@@ -76,13 +160,14 @@ pub fn estimates(
     base_rtt: Option<Duration>,
     wire_per_payload: f64,
 ) -> Estimates {
-    let var = |name: &str| {
+    let last = |name: &str| {
         intervals
             .iter()
             .rev()
             .find_map(|i| i.vars.iter().find(|(n, _)| *n == name).map(|&(_, v)| v))
-            .filter(|v| v.is_finite() && *v > 0.0)
+            .filter(|v| v.is_finite())
     };
+    let var = |name: &str| last(name).filter(|v| *v > 0.0);
     let half = intervals.len() / 2;
     let tail = &intervals[half..];
     // The median over the second half of a variable's readings (one per
@@ -99,13 +184,37 @@ pub fn estimates(
     };
     let secs: f64 = tail.iter().map(|i| (i.end - i.start).as_secs_f64()).sum();
     let bytes: u64 = tail.iter().map(|i| i.bytes_acked).sum();
+    let capacity_bps = median_tail("pair_mode_bps")
+        .or_else(|| var("pair_p75_bps"))
+        .or_else(|| var("capacity_bps"));
+    let count = |name: &str| last(name).map_or(0, |v| v.max(0.0) as u32);
+    let estimates = count("search_estimates");
+    let judged = count("search_judged");
+    let available = match var("search_avail_bps") {
+        Some(bps) if estimates > 0 => Available::Estimate { bps, estimates },
+        _ if judged > 0 => {
+            let lo = last("search_lo_bps").unwrap_or(0.0).max(0.0);
+            let hi = last("search_hi_bps").unwrap_or(f64::INFINITY);
+            // The available bandwidth cannot exceed the narrow link's
+            // capacity: the search's upper end starts above it (and widens
+            // above it when its lower end reaches it).
+            let hi = capacity_bps.map_or(hi, |c| hi.min(c)).max(lo);
+            Available::Range {
+                lo_bps: lo,
+                hi_bps: hi,
+                judged,
+                host_limited: count("search_host_limited"),
+            }
+        }
+        _ => Available::None {
+            trains: count("search_trains"),
+        },
+    };
     Estimates {
-        capacity_bps: median_tail("pair_mode_bps")
-            .or_else(|| var("pair_p75_bps"))
-            .or_else(|| var("capacity_bps")),
-        available_bps: var("search_avail_bps").or_else(|| {
-            (secs > 0.0 && bytes > 0).then(|| bytes as f64 * 8.0 * wire_per_payload / secs)
-        }),
+        capacity_bps,
+        available,
+        wire_rate_bps: (secs > 0.0 && bytes > 0)
+            .then(|| bytes as f64 * 8.0 * wire_per_payload / secs),
         mbs_packets: var("mbs"),
         base_rtt_s: base_rtt.map(|d| d.as_secs_f64()),
     }
@@ -166,7 +275,9 @@ pub fn probe(a: &ProbeArgs) -> Result<(), Failure> {
             })).collect::<Vec<_>>(),
             "end": {
                 "capacity_bps": e.capacity_bps,
-                "available_bps": e.available_bps,
+                "available_bps": e.available.estimate(),
+                "available": e.available.json(),
+                "wire_rate_bps": e.wire_rate_bps,
                 "mbs_packets": e.mbs_packets,
                 "base_rtt_s": e.base_rtt_s,
                 "goodput_bps": report.goodput_bps,
@@ -177,8 +288,15 @@ pub fn probe(a: &ProbeArgs) -> Result<(), Failure> {
         println!("{v:#}");
     } else {
         println!("path to {} ({} s of PDA):", a.peer, time.as_secs_f64());
-        println!("  capacity   {}", mbps(e.capacity_bps));
-        println!("  available  {}", mbps(e.available_bps));
+        println!(
+            "  capacity   {}  (narrow link: packet pairs)",
+            mbps(e.capacity_bps)
+        );
+        println!("  available  {}  (tight link: trains)", e.available.text());
+        println!(
+            "  wire rate  {}  (what PDA got through; not a measurement of the available bandwidth)",
+            mbps(e.wire_rate_bps)
+        );
         println!(
             "  MBS        {}",
             e.mbs_packets
@@ -224,8 +342,67 @@ mod tests {
         // The median of the second half's pair modes (1e9 + 5 ... 1e9 + 9).
         assert_eq!(e.capacity_bps, Some(1e9 + 7.0));
         assert_eq!(e.mbs_packets, Some(25.0));
-        assert!((e.available_bps.unwrap() - 520e6).abs() < 1.0);
+        // No search ran: the wire rate is reported as that, not as the
+        // available bandwidth.
+        assert!((e.wire_rate_bps.unwrap() - 520e6).abs() < 1.0);
+        assert_eq!(e.available, Available::None { trains: 0 });
+        assert_eq!(e.available.estimate(), None);
         assert_eq!(e.base_rtt_s, Some(0.08));
-        assert_eq!(estimates(&[], None, 1.0).available_bps, None);
+        assert_eq!(estimates(&[], None, 1.0).available.estimate(), None);
+    }
+
+    fn with_search(vars: &[(&'static str, f64)]) -> Vec<Interval> {
+        let mut v: Vec<Interval> = (0..10)
+            .map(|k| iv(k as f64 * 0.1, 1_250_000, 1e9, 20.0))
+            .collect();
+        for i in &mut v {
+            i.vars.extend_from_slice(vars);
+        }
+        v
+    }
+
+    #[test]
+    fn a_search_that_found_no_estimate_says_so() {
+        // Trains judged, the bracket never closed (the host sent slower
+        // than asked): a range, with its upper end no higher than the
+        // capacity, and no estimate, whatever PDA got through.
+        let v = with_search(&[
+            ("search_avail_bps", 0.0),
+            ("search_estimates", 0.0),
+            ("search_trains", 40.0),
+            ("search_judged", 39.0),
+            ("search_host_limited", 30.0),
+            ("search_lo_bps", 930e6),
+            ("search_hi_bps", 1.2e9),
+        ]);
+        let e = estimates(&v, None, 1.04);
+        assert_eq!(
+            e.available,
+            Available::Range {
+                lo_bps: 930e6,
+                hi_bps: 1e9,
+                judged: 39,
+                host_limited: 30
+            }
+        );
+        assert_eq!(e.available.estimate(), None);
+        assert!(e.wire_rate_bps.is_some());
+        let t = e.available.text();
+        assert!(t.starts_with("no estimate"), "{t}");
+        assert_eq!(e.available.json()["kind"], "range");
+        // No train judged: nothing at all.
+        let v = with_search(&[("search_estimates", 0.0), ("search_trains", 1.0)]);
+        let e = estimates(&v, None, 1.04);
+        assert_eq!(e.available, Available::None { trains: 1 });
+        assert_eq!(e.available.json()["kind"], "none");
+        // A closed search: its estimate.
+        let v = with_search(&[
+            ("search_avail_bps", 497e6),
+            ("search_estimates", 3.0),
+            ("search_judged", 20.0),
+        ]);
+        let e = estimates(&v, None, 1.04);
+        assert_eq!(e.available.estimate(), Some(497e6));
+        assert_eq!(e.available.json()["kind"], "estimate");
     }
 }

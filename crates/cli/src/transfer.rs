@@ -327,6 +327,11 @@ pub struct SendArgs {
     /// bursts (seed 001's pacing at layer 3)
     #[arg(long)]
     pub no_host_pacing: bool,
+    /// Show no progress bar (a bar with the rate and the time left is
+    /// shown on stderr only when it is a terminal, and never with --json or
+    /// --interval)
+    #[arg(long)]
+    pub no_progress: bool,
     /// Continue an interrupted transfer of FILE: a receiver run with
     /// --resume that holds part of this very file (same size and BLAKE3
     /// hash) says where to start; otherwise the whole file goes
@@ -609,8 +614,22 @@ pub fn send(a: &SendArgs) -> Result<(), Failure> {
             println!("{:>6}  {}", "[SUM]", interval_line(&sum_intervals(tick)));
         }
     };
-    let reports = dropless_udp::send_streams(source, a.peer, ccs, &opts, &mut on_tick)
-        .map_err(|e| Failure::Run(format!("{e:#}")))?;
+    let shown = !a.no_progress
+        && !a.json
+        && a.interval.is_none()
+        && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let mut opts = opts;
+    opts.progress = shown.then(dropless_udp::Progress::default);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let reports = std::thread::scope(|sc| {
+        if let Some(p) = &opts.progress {
+            sc.spawn(|| progress_bar(p, &stop));
+        }
+        let r = dropless_udp::send_streams(source, a.peer, ccs, &opts, &mut on_tick);
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        r
+    })
+    .map_err(|e| Failure::Run(format!("{e:#}")))?;
     if let Some(path) = &a.trace {
         let rows: Vec<(Option<usize>, &Interval)> = reports
             .iter()
@@ -646,6 +665,34 @@ pub fn send(a: &SendArgs) -> Result<(), Failure> {
         println!("[SUM] {total}");
     }
     Ok(())
+}
+
+/// Draws `p` on stderr every 100 ms (bytes acknowledged, rate, and with a
+/// known total the bar and the time left) until `stop`, then clears it.
+fn progress_bar(p: &dropless_udp::Progress, stop: &std::sync::atomic::AtomicBool) {
+    use indicatif::{ProgressBar, ProgressStyle};
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {bytes} {binary_bytes_per_sec} {elapsed}")
+            .expect("a valid template"),
+    );
+    let mut sized = false;
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        if let (false, Some(t)) = (sized, p.total()) {
+            bar.set_length(t);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "[{bar:30}] {bytes}/{total_bytes} {binary_bytes_per_sec} ETA {eta}",
+                )
+                .expect("a valid template")
+                .progress_chars("=> "),
+            );
+            sized = true;
+        }
+        bar.set_position(p.done());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    bar.finish_and_clear();
 }
 
 /// The streams' intervals of one tick added up: goodput and counters
@@ -856,7 +903,7 @@ fn report_json(r: &TransferReport) -> serde_json::Value {
         "peer": r.peer.map(|p| p.to_string()),
         "encrypted": r.encrypted,
         "rejected": r.rejected,
-        "resumed_from": r.resumed_from,
+        "resumed_held": r.resumed_held,
     });
     if r.controller.is_empty() {
         v["packets_received"] = r.packets_received.into();

@@ -81,7 +81,7 @@ pub struct AckPacket {
     pub pair_dispersion: Time,
     /// The receiver's ADPM estimate of the path's price as a code
     /// ([`price_code`]), or [`NO_PRICE`]; the wire codec carries it as the
-    /// ACK's last two bytes (wire version 4).
+    /// ACK's last two bytes (wire version 5).
     pub price: u16,
 }
 

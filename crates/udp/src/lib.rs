@@ -98,6 +98,7 @@ use dropless_cc::{CongestionCause, ConnInfo, Time};
 use dropless_transport::AckPolicy;
 
 mod files;
+pub mod held;
 pub mod identity;
 mod io;
 pub mod pattern;
@@ -243,6 +244,45 @@ pub struct SendOptions {
     /// data transmission is held back and sent after the three that
     /// follow it (reordering by three positions, with no loss).
     pub debug_reorder_every: Option<u64>,
+    /// Where the sender keeps what it has done, for a progress display on
+    /// another thread (`dropless send` shows a bar on a terminal). `None`
+    /// (the default) costs nothing.
+    pub progress: Option<Progress>,
+}
+
+/// What a running send has done, readable from another thread: bytes of
+/// the stream acknowledged (all streams), and how many there are to send
+/// once the handshake has settled it (less what a resumed receiver held).
+/// Updated once per round of the sender's loop, not per packet.
+#[derive(Clone, Debug, Default)]
+pub struct Progress(std::sync::Arc<[std::sync::atomic::AtomicU64; 2]>);
+
+/// Two handles are equal when they share one record.
+impl PartialEq for Progress {
+    fn eq(&self, other: &Progress) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Progress {
+    /// Bytes acknowledged so far.
+    pub fn done(&self) -> u64 {
+        self.0[0].load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Bytes to send in all, once known (`None` before the handshake, and
+    /// for a transfer that runs for a time).
+    pub fn total(&self) -> Option<u64> {
+        Some(self.0[1].load(std::sync::atomic::Ordering::Relaxed)).filter(|&t| t > 0)
+    }
+
+    pub(crate) fn set_done(&self, n: u64) {
+        self.0[0].store(n, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    pub(crate) fn set_total(&self, n: u64) {
+        self.0[1].store(n, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 impl Default for SendOptions {
@@ -268,6 +308,7 @@ impl Default for SendOptions {
             tree: false,
             debug_drop_every: None,
             debug_reorder_every: None,
+            progress: None,
         }
     }
 }
@@ -556,11 +597,11 @@ pub struct TransferReport {
     /// `debug_drop_ack_every`).
     pub debug_dropped: u64,
     /// A resumed file transfer ([`SendOptions::resume`],
-    /// [`RecvOptions::resume`]): the byte of the file it started from, the
-    /// bytes before it being already at the receiver from an interrupted
-    /// transfer (`bytes` counts only what this transfer carried). 0 for a
-    /// transfer that started at the beginning.
-    pub resumed_from: u64,
+    /// [`RecvOptions::resume`]): bytes of the file the receiver already
+    /// held from an interrupted transfer, in any ranges ([`held::Held`]),
+    /// which this one did not carry again (`bytes` counts only what it
+    /// carried). 0 for a transfer that sent the whole file.
+    pub resumed_held: u64,
 }
 
 impl TransferReport {
@@ -635,8 +676,8 @@ impl fmt::Display for TransferReport {
                 write!(f, ", {} CE-marked", self.ce_marks)?;
             }
         }
-        if self.resumed_from > 0 {
-            write!(f, "; resumed from byte {}", self.resumed_from)?;
+        if self.resumed_held > 0 {
+            write!(f, "; resumed, {} bytes already held", self.resumed_held)?;
         }
         if self.encrypted {
             write!(f, "; encrypted")?;

@@ -10,10 +10,12 @@ use std::time::Duration;
 
 use anyhow::{bail, Context};
 use dropless_cc::{PacketFlags, Time};
+use dropless_transport::ranges::RangeSet;
 use dropless_transport::{DataPacket, Ecn, Receiver};
 use dropless_wire::{decode, encode_ack, Decoded, MAX_ACK_LEN};
 
 use crate::files::{self, Dir, Kind};
+use crate::held::{Gaps, Held, MAX_HELD_RANGES};
 use crate::io::{ArrivalClock, Received, Socket};
 use crate::secure::{self, Channel, SEAL_OVERHEAD};
 use crate::tree;
@@ -321,7 +323,7 @@ pub(crate) fn recv_session(
                             }
                             let p = pending.take().expect("matched");
                             if let Some(part) = part.as_mut() {
-                                part.begin(p.channel.terms())?;
+                                part.begin(p.channel.terms(), p.channel.held())?;
                             }
                             session_peer = Some(p.peer);
                             hs_resp = p.response;
@@ -347,7 +349,7 @@ pub(crate) fn recv_session(
                                         continue;
                                     };
                                     let mut offer = |id: &secure::FileId| {
-                                        part.as_mut().map_or(0, |p| p.offer(id))
+                                        part.as_mut().map_or(Held::none(), |p| p.offer(id))
                                     };
                                     let t = clock.now();
                                     match responder.on_init(psk, src, dgram, t, &mut offer) {
@@ -468,13 +470,9 @@ pub(crate) fn recv_session(
                 last_data_at = now;
                 c.rx.set_arrivals_timed(arrival.is_some());
                 let arrival = c.rx.handle_data(now, &p);
-                // A resumed file's stream starts at this byte of the file.
-                let base = ack_buf.chan.as_ref().map_or(0, Channel::resume_from);
                 if arrival.is_new && !payload.is_empty() {
-                    if let Some(part) = &part {
-                        part.file
-                            .write_all_at(payload, base + p.seq * mss)
-                            .with_context(|| format!("writing {}", part.tmp.display()))?;
+                    if let Some(part) = &mut part {
+                        part.write(p.seq * mss, payload)?;
                     } else if check {
                         if let Some(o) = pattern::first_mismatch(p.seq * mss, payload, &mut scratch)
                         {
@@ -485,9 +483,6 @@ pub(crate) fn recv_session(
                             );
                         }
                     }
-                }
-                if let Some(part) = &mut part {
-                    part.progress(base + c.rx.rcv_nxt() * mss);
                 }
                 if c.complete_at.is_none() && c.rx.is_complete() {
                     c.complete_at = Some(now);
@@ -501,15 +496,18 @@ pub(crate) fn recv_session(
                     }
                     c.bytes = if hashed { len - secure::HASH_LEN } else { len };
                     if let Some(mut part) = part.take() {
+                        // (A resumed file's stream leaves out what the
+                        // part held: where the stream ends in the file.)
+                        let len = part.gaps.file_offset(c.bytes);
                         if hashed {
-                            if let Err(e) = part.verify_blake3(base + c.bytes) {
+                            if let Err(e) = part.verify_blake3(len) {
                                 // Not the file: nothing of it is worth
                                 // resuming either.
                                 part.abandon();
                                 return Err(e);
                             }
                         }
-                        part.finish(base + c.bytes, opts.sync)?;
+                        part.finish(len, opts.sync)?;
                     }
                 }
                 c.flush_acks(
@@ -549,7 +547,7 @@ pub(crate) fn recv_session(
     }
     report.streams = conns.len() as u32;
     report.encrypted = opts.key.is_some();
-    report.resumed_from = ack_buf.chan.as_ref().map_or(0, Channel::resume_from);
+    report.resumed_held = ack_buf.chan.as_ref().map_or(0, |c| c.held().total());
     report.rejected = rejected;
     report.acks = ack_count;
     report.peer = Some(conns[0].peer);
@@ -732,36 +730,51 @@ struct PartFile {
     /// The session sends a directory ([`secure::Terms::tree`]): unpacked
     /// into the destination.
     tree: bool,
+    /// Where the stream's bytes go in the file: all of it from the start,
+    /// or for a resumed file the gaps between what the part held.
+    gaps: Gaps,
 }
 
-/// What a resumable part file holds: `held` bytes from the start of the
-/// file `id`, written beside it as `.NAME.dropless-resume`.
+/// What a resumable part file holds: byte ranges of the file `id`
+/// ([`Held`]), written beside it as `.NAME.dropless-resume`. During a
+/// session, what it held when the session began plus every range of the
+/// stream written since (in order or not), mapped to the file.
 struct ResumeRecord {
     name: OsString,
     path: PathBuf,
     /// The file whose bytes the part holds (`None`: no file yet, or a
     /// sender that did not ask to resume, whose data cannot be resumed).
     id: Option<secure::FileId>,
-    /// Bytes from the start of the file known to be written (the stream's
-    /// in-order prefix).
-    held: u64,
-    /// `held` as the record on disk says it.
-    saved: u64,
+    /// What the part held when the session began (or as read from the
+    /// record before one).
+    base: Held,
+    /// Bytes of `base`.
+    base_bytes: u64,
+    /// Byte ranges of this session's stream written to the part, and
+    /// their bytes.
+    got: RangeSet,
+    got_bytes: u64,
+    /// Bytes written since the record was last saved.
+    fresh: u64,
 }
 
-/// First line of a resume record.
-const RECORD_MAGIC: &str = "dropless resume 1";
+/// First line of a resume record (version 1 recorded a prefix only: a
+/// `held N` line, read as the range `0-N`).
+const RECORD_MAGIC: &str = "dropless resume 2";
+const RECORD_MAGIC_V1: &str = "dropless resume 1";
 
 impl ResumeRecord {
     /// Reads the record `name` in `dir`; `None` for a missing, unreadable
     /// or malformed record, or one that is not a regular file (the part
     /// file then starts over).
-    fn read(dir: &Dir, name: &OsStr) -> Option<(secure::FileId, u64)> {
-        let text = dir.read_small(name, 4096)?;
+    fn read(dir: &Dir, name: &OsStr) -> Option<(secure::FileId, Held)> {
+        let text = dir.read_small(name, 8192)?;
         let mut lines = text.lines();
-        if lines.next()? != RECORD_MAGIC {
-            return None;
-        }
+        let v1 = match lines.next()? {
+            RECORD_MAGIC => false,
+            RECORD_MAGIC_V1 => true,
+            _ => return None,
+        };
         let mut field = |name: &str| {
             lines
                 .next()?
@@ -771,29 +784,64 @@ impl ResumeRecord {
         };
         let size: u64 = field("size")?.parse().ok()?;
         let hex = field("blake3")?;
-        let held: u64 = field("held")?.parse().ok()?;
-        if hex.len() != 64 || held > size {
+        if hex.len() != 64 {
             return None;
         }
         let mut hash = [0u8; secure::HASH_LEN as usize];
         for (i, b) in hash.iter_mut().enumerate() {
             *b = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
         }
-        Some((secure::FileId { size, hash }, held))
+        let mut ranges = Vec::new();
+        if v1 {
+            let held: u64 = field("held")?.parse().ok()?;
+            ranges.push((0, held));
+        } else {
+            for r in field("held")?.split_whitespace() {
+                let (a, b) = r.split_once('-')?;
+                ranges.push((a.parse().ok()?, b.parse().ok()?));
+            }
+        }
+        if ranges.len() > MAX_HELD_RANGES || ranges.iter().any(|&(a, b)| a > b || b > size) {
+            return None;
+        }
+        Some((
+            secure::FileId { size, hash },
+            Held::from_ranges(ranges, size),
+        ))
+    }
+
+    /// What the part holds now: the session's base and its stream's
+    /// ranges, in the file (the largest [`MAX_HELD_RANGES`]).
+    fn held(&self, gaps: &Gaps) -> Held {
+        let Some(id) = self.id else {
+            return Held::none();
+        };
+        let mut r = self.base.ranges().to_vec();
+        for &(s, e) in self.got.ranges() {
+            gaps.file_ranges(s, e, &mut r);
+        }
+        Held::from_ranges(r, id.size)
     }
 
     /// Writes the record (a new file with a random name, created
     /// exclusively, renamed over the old one: never half written, and no
     /// link at either name is followed).
-    fn save(&mut self, dir: &Dir) -> anyhow::Result<()> {
+    fn save(&mut self, dir: &Dir, gaps: &Gaps) -> anyhow::Result<()> {
         use std::io::Write;
         let Some(id) = self.id else {
             return Ok(());
         };
         let hex: String = id.hash.iter().map(|b| format!("{b:02x}")).collect();
+        let ranges: Vec<String> = self
+            .held(gaps)
+            .ranges()
+            .iter()
+            .map(|(a, b)| format!("{a}-{b}"))
+            .collect();
         let text = format!(
             "{RECORD_MAGIC}\nsize {}\nblake3 {hex}\nheld {}\n",
-            id.size, self.held
+            id.size,
+            ranges.join(" ")
         );
         let mut new = self.name.clone();
         new.push(format!(".{:08x}.new", random_u32()));
@@ -805,7 +853,7 @@ impl ResumeRecord {
             let _ = dir.remove(&new);
             return Err(e).with_context(|| format!("writing {}", self.path.display()));
         }
-        self.saved = self.held;
+        self.fresh = 0;
         Ok(())
     }
 }
@@ -890,8 +938,10 @@ impl PartFile {
                 .len();
             // A record is believed only as far as the part file reaches.
             let (id, held) = match ResumeRecord::read(&dir, &rec_name) {
-                Some((id, held)) if held <= len => (Some(id), held),
-                _ => (None, 0),
+                Some((id, held)) if held.ranges().last().is_none_or(|r| r.1 <= len) => {
+                    (Some(id), held)
+                }
+                _ => (None, Held::none()),
             };
             let path = dir.join(&rec_name);
             return Ok(PartFile {
@@ -907,11 +957,15 @@ impl PartFile {
                     name: rec_name,
                     path,
                     id,
-                    held,
-                    saved: held,
+                    base_bytes: held.total(),
+                    base: held,
+                    got: RangeSet::new(),
+                    got_bytes: 0,
+                    fresh: 0,
                 }),
                 dest_dir,
                 tree: false,
+                gaps: Gaps::new(&Held::none(), u64::MAX),
             });
         }
         let tmp_name = OsString::from(format!(".{name}.{:08x}.dropless-part", random_u32()));
@@ -933,24 +987,26 @@ impl PartFile {
             resume: None,
             dest_dir,
             tree: false,
+            gaps: Gaps::new(&Held::none(), u64::MAX),
         })
     }
 
-    /// Where a sender that asks to resume the file `id` is to start: what
-    /// the part holds of that file, or 0 (and the part starts over for
-    /// it).
-    fn offer(&mut self, id: &secure::FileId) -> u64 {
+    /// What the part holds of the file `id`, offered to a sender that
+    /// asks to resume it: nothing if it holds another file (and the part
+    /// starts over for this one).
+    fn offer(&mut self, id: &secure::FileId) -> Held {
         match &self.resume {
-            Some(r) if r.id == Some(*id) => r.held.min(id.size),
-            _ => 0,
+            Some(r) if r.id == Some(*id) => r.base.clone(),
+            _ => Held::none(),
         }
     }
 
-    /// A session for the file `id` begins (after [`PartFile::offer`]):
-    /// the part keeps what it holds of that file, or starts over empty (for
-    /// another file, or for a sender that did not name its file, `None`,
-    /// whose data cannot be resumed later).
-    fn begin(&mut self, terms: secure::Terms) -> anyhow::Result<()> {
+    /// A session for the file `id` begins (after [`PartFile::offer`]), in
+    /// which the sender leaves out `held`: the part keeps what it holds of
+    /// that file, or starts over empty (for another file, or for a sender
+    /// that did not name its file, `None`, whose data cannot be resumed
+    /// later).
+    fn begin(&mut self, terms: secure::Terms, held: &Held) -> anyhow::Result<()> {
         if self.dest_dir && !terms.tree {
             bail!(
                 "--out {} is a directory and the sender sends a file: only a directory is sent into a directory",
@@ -962,17 +1018,25 @@ impl PartFile {
         let Some(r) = &mut self.resume else {
             return Ok(());
         };
-        if id.is_some() && id == r.id && r.held > 0 {
+        r.got.clear();
+        r.got_bytes = 0;
+        r.fresh = 0;
+        if let Some(f) = id.filter(|_| id == r.id && !held.is_empty()) {
+            // (What was offered: the channel agreed on it.)
+            r.base = held.clone();
+            r.base_bytes = held.total();
+            self.gaps = Gaps::new(held, f.size);
             return Ok(());
         }
+        self.gaps = Gaps::new(&Held::none(), u64::MAX);
         self.file
             .set_len(0)
             .with_context(|| format!("truncating {}", self.tmp.display()))?;
         r.id = id;
-        r.held = 0;
-        r.saved = 0;
+        r.base = Held::none();
+        r.base_bytes = 0;
         match id {
-            Some(_) => r.save(&self.dir)?,
+            Some(_) => r.save(&self.dir, &self.gaps)?,
             None => {
                 let _ = self.dir.remove(&r.name);
             }
@@ -980,23 +1044,35 @@ impl PartFile {
         Ok(())
     }
 
-    /// The stream's in-order prefix now reaches byte `held` of the file:
-    /// recorded when it has grown by 1 % (at least 256 KiB, at most
-    /// 4 MiB), so that a killed receiver loses little of what it held.
-    #[inline]
-    fn progress(&mut self, held: u64) {
+    /// Writes the stream's bytes at `off` where they go in the file, and
+    /// for a resumable part notes them; the record is saved when what it
+    /// would say has grown by 1 % (at least 64 KiB, at most 4 MiB), so
+    /// that a receiver killed with SIGKILL (which saves nothing more) has
+    /// recorded all but about 1 % of what it held.
+    fn write(&mut self, off: u64, payload: &[u8]) -> anyhow::Result<()> {
+        let file = &self.file;
+        self.gaps
+            .pieces(off, payload.len(), |at, r| {
+                file.write_all_at(&payload[r], at)
+            })
+            .with_context(|| format!("writing {}", self.tmp.display()))?;
         let Some(r) = &mut self.resume else {
-            return;
+            return Ok(());
         };
-        let Some(id) = r.id else {
-            return;
-        };
-        r.held = held.min(id.size);
-        let step = (r.held / 100).clamp(256 << 10, 4 << 20);
-        if r.held >= r.saved + step {
-            // A record that cannot be written costs only resumability.
-            let _ = r.save(&self.dir);
+        if r.id.is_none() {
+            return Ok(());
         }
+        let mut new = 0;
+        r.got
+            .insert_with(off, off + payload.len() as u64, |a, b| new += b - a);
+        r.got_bytes += new;
+        r.fresh += new;
+        let step = ((r.base_bytes + r.got_bytes) / 100).clamp(64 << 10, 4 << 20);
+        if r.fresh >= step {
+            // A record that cannot be written costs only resumability.
+            let _ = r.save(&self.dir, &self.gaps);
+        }
+        Ok(())
     }
 
     /// Removes the part file and its record (their data is not the file).
@@ -1083,10 +1159,10 @@ impl Drop for PartFile {
             return;
         }
         match &mut self.resume {
-            // Resumable: the record says how far it got.
+            // Resumable: the record says what it holds.
             Some(r) if r.id.is_some() => {
-                if r.held != r.saved {
-                    let _ = r.save(&self.dir);
+                if r.fresh > 0 {
+                    let _ = r.save(&self.dir, &self.gaps);
                 }
             }
             _ => {

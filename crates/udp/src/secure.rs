@@ -121,6 +121,8 @@ use ring::aead::{Aad, LessSafeKey, Nonce, UnboundKey, AES_256_GCM};
 use snow::resolvers::{DefaultResolver, FallbackResolver, RingResolver};
 use snow::HandshakeState;
 
+use crate::held::{Held, MAX_HELD_RANGES, RANGE_LEN};
+
 pub use crate::identity::{AllowedPeers, PrivateKey, PublicKey};
 
 /// The Noise protocol name.
@@ -166,10 +168,13 @@ pub const SEAL_HEADER_LEN: usize = COMMON_HEADER_LEN + 4 + 8;
 pub const TAG_LEN: usize = 16;
 /// Bytes a sealed datagram adds to its plaintext.
 pub const SEAL_OVERHEAD: usize = SEAL_HEADER_LEN + TAG_LEN;
-/// Largest handshake datagram (the first message is 97 bytes at most with a
-/// pre-shared key, 165 with key pairs: its static key travels encrypted;
-/// the response 64).
+/// Largest first handshake message (97 bytes at most with a pre-shared
+/// key, 165 with key pairs: its static key travels encrypted).
 pub const MAX_HANDSHAKE_LEN: usize = INIT_NOISE_AT + 160;
+/// Largest response: its ephemeral key, tag and a payload of at most
+/// [`MAX_HELD_RANGES`] held ranges (1,096 bytes; it goes only to an
+/// address the cookie validated).
+pub const MAX_RESPONSE_LEN: usize = RESP_NOISE_AT + 32 + TAG_LEN + MAX_HELD_RANGES * RANGE_LEN;
 
 /// A 32-byte pre-shared key. Its `Debug` does not print the key.
 #[derive(Clone, PartialEq, Eq)]
@@ -402,8 +407,8 @@ pub struct Terms {
     /// verifies it before saving the file and does not save the trailer.
     pub hashed: bool,
     /// The sender asks to continue an interrupted transfer of this file:
-    /// a receiver that holds part of it answers with the offset to start
-    /// from ([`Channel::resume_from`]).
+    /// a receiver that holds parts of it answers with the byte ranges it
+    /// holds ([`Channel::held`]), which the stream then leaves out.
     pub resume: Option<FileId>,
     /// The stream is a directory: a file list and the files' bytes (see
     /// the `tree` module); the receiver unpacks it into its target
@@ -646,27 +651,24 @@ impl Initiator {
     /// key): send [`Initiator::datagram`] again.
     pub fn on_response(&mut self, dgram: &[u8]) -> Option<Channel> {
         if peek(dgram) != Some((TYPE_HS_RESP, self.session))
-            || dgram.len() > MAX_HANDSHAKE_LEN
+            || dgram.len() > MAX_RESPONSE_LEN
             || dgram.len() < RESP_NOISE_AT
         {
             return None;
         }
-        let mut scratch = [0u8; 64];
+        let mut scratch = [0u8; MAX_HELD_RANGES * RANGE_LEN];
         let read = self.hs.read_message(&dgram[RESP_NOISE_AT..], &mut scratch);
-        if read.is_err() {
+        let Ok(n) = read else {
             return None;
-        }
-        // The payload: empty, or with resume the offset to start from (at
-        // most the file's size).
-        let resume_from = match (read, self.terms.resume) {
-            (Ok(0), _) if self.hs.is_handshake_finished() => Some(0),
-            (Ok(8), Some(id)) if self.hs.is_handshake_finished() => {
-                let off = u64::from_be_bytes(scratch[..8].try_into().expect("8 bytes"));
-                (off <= id.size).then_some(off)
-            }
-            _ => None,
         };
-        let Some(resume_from) = resume_from else {
+        // The payload: empty, or with resume the ranges of the file the
+        // receiver holds (see `Held::decode`).
+        let held = match self.terms.resume {
+            _ if !self.hs.is_handshake_finished() => None,
+            None => (n == 0).then(Held::none),
+            Some(id) => Held::decode(&scratch[..n], id.size),
+        };
+        let Some(held) = held else {
             if let Ok(fresh) = Initiator::with_terms(&self.keys, self.terms) {
                 *self = fresh;
             }
@@ -678,7 +680,7 @@ impl Initiator {
         let mut done = std::mem::replace(self, fresh);
         let mut c = Channel::from_handshake(&mut done.hs, session);
         c.terms = done.terms;
-        c.resume_from = resume_from;
+        c.held = held;
         Some(c)
     }
 }
@@ -729,13 +731,13 @@ pub fn authentic_init(keys: &Keys, dgram: &[u8]) -> bool {
 /// the channel, whose [`Channel::terms`] are the sender's; `None` if `dgram`
 /// is not a valid first message under `keys` (or announces terms this
 /// version does not know, or comes from a sender `keys` do not allow). For
-/// a sender that asks to resume, `offer` says from which byte of the named
-/// file it is to start (at most its size; 0 for the whole file), and the
-/// channel keeps it in [`Channel::resume_from`].
+/// a sender that asks to resume, `offer` says which byte ranges of the
+/// named file the receiver holds (nothing for the whole file), and the
+/// channel keeps them in [`Channel::held`].
 pub fn respond(
     keys: &Keys,
     dgram: &[u8],
-    offer: &mut dyn FnMut(&FileId) -> u64,
+    offer: &mut dyn FnMut(&FileId) -> Held,
 ) -> Option<(u32, Vec<u8>, Channel)> {
     answer(read_init(keys, dgram)?, offer)
 }
@@ -743,22 +745,22 @@ pub fn respond(
 /// Writes the response to a first message [`read_init`] accepted.
 fn answer(
     read: ReadInit,
-    offer: &mut dyn FnMut(&FileId) -> u64,
+    offer: &mut dyn FnMut(&FileId) -> Held,
 ) -> Option<(u32, Vec<u8>, Channel)> {
     let ReadInit {
         session,
         mut hs,
         terms,
     } = read;
-    let resume_from = terms.resume.map(|id| offer(&id).min(id.size));
-    let payload = resume_from.map(u64::to_be_bytes);
-    let mut resp = vec![0u8; MAX_HANDSHAKE_LEN];
+    let held = terms.resume.map(|id| {
+        let h = offer(&id);
+        Held::from_ranges(h.ranges().to_vec(), id.size)
+    });
+    let payload = held.as_ref().map(Held::encode).unwrap_or_default();
+    let mut resp = vec![0u8; MAX_RESPONSE_LEN];
     header(&mut resp, TYPE_HS_RESP, session);
     let n = hs
-        .write_message(
-            payload.as_ref().map_or(&[][..], |p| &p[..]),
-            &mut resp[RESP_NOISE_AT..],
-        )
+        .write_message(&payload, &mut resp[RESP_NOISE_AT..])
         .ok()?;
     resp.truncate(RESP_NOISE_AT + n);
     if !hs.is_handshake_finished() {
@@ -766,7 +768,7 @@ fn answer(
     }
     let mut c = Channel::from_handshake(&mut hs, session);
     c.terms = terms;
-    c.resume_from = resume_from.unwrap_or(0);
+    c.held = held.unwrap_or_default();
     Some((session, resp, c))
 }
 
@@ -840,7 +842,7 @@ impl Responder {
         src: SocketAddr,
         dgram: &[u8],
         now: u64,
-        offer: &mut dyn FnMut(&FileId) -> u64,
+        offer: &mut dyn FnMut(&FileId) -> Held,
     ) -> InitOutcome {
         if dgram.len() < MIN_INIT_LEN || dgram.len() > MAX_HANDSHAKE_LEN {
             return InitOutcome::Dropped;
@@ -906,7 +908,7 @@ impl Responder {
 /// writes the plaintext where the ciphertext goes.
 pub struct Channel {
     terms: Terms,
-    resume_from: u64,
+    held: Held,
     peer: Option<PublicKey>,
     seal_key: LessSafeKey,
     open_key: LessSafeKey,
@@ -938,7 +940,7 @@ impl Channel {
             .map(PublicKey);
         Channel {
             terms: Terms::default(),
-            resume_from: 0,
+            held: Held::none(),
             peer,
             seal_key,
             open_key,
@@ -964,10 +966,11 @@ impl Channel {
         self.terms
     }
 
-    /// Where a resumed transfer starts in the file: the byte offset the
-    /// receiver answered (0 for a transfer that is not resumed).
-    pub fn resume_from(&self) -> u64 {
-        self.resume_from
+    /// The byte ranges of the file the receiver holds from an interrupted
+    /// transfer (nothing for a transfer that is not resumed): the stream
+    /// carries the rest ([`crate::held::Gaps`]).
+    pub fn held(&self) -> &Held {
+        &self.held
     }
 
     /// Seals in place: `buf[SEAL_HEADER_LEN..SEAL_HEADER_LEN + plain_len]`
@@ -1119,7 +1122,7 @@ mod tests {
         let psk = Keys::shared(Psk::from_bytes([k; 32]));
         let mut i = Initiator::new(&psk).unwrap();
         let (session, resp, rx) =
-            respond(&psk, i.datagram(), &mut |_| 0).expect("valid first message");
+            respond(&psk, i.datagram(), &mut |_| Held::none()).expect("valid first message");
         assert_eq!(session, i.session());
         let tx = i.on_response(&resp).expect("valid response");
         (tx, rx)
@@ -1194,7 +1197,7 @@ mod tests {
             "another key"
         );
         // The cookie does not disturb the handshake.
-        let (_, resp, _) = respond(&psk, i.datagram(), &mut |_| 0).unwrap();
+        let (_, resp, _) = respond(&psk, i.datagram(), &mut |_| Held::none()).unwrap();
         assert!(i.on_response(&resp).is_some());
     }
 
@@ -1206,7 +1209,9 @@ mod tests {
         let other: SocketAddr = "192.0.2.2:4000".parse().unwrap();
         let now = 50 * COOKIE_SLOT_NS;
         let mut i = Initiator::new(&psk).unwrap();
-        let InitOutcome::Retry(retry) = r.on_init(&psk, me, i.datagram(), now, &mut |_| 0) else {
+        let InitOutcome::Retry(retry) =
+            r.on_init(&psk, me, i.datagram(), now, &mut |_| Held::none())
+        else {
             panic!("a retry first");
         };
         assert!(retry.len() <= i.datagram().len());
@@ -1214,30 +1219,34 @@ mod tests {
         let mine = i.datagram().to_vec();
         // Another address pastes its own cookie in: the Noise message
         // fails (the cookie is in the prologue).
-        let InitOutcome::Retry(theirs) = r.on_init(&psk, other, &mine, now, &mut |_| 0) else {
+        let InitOutcome::Retry(theirs) = r.on_init(&psk, other, &mine, now, &mut |_| Held::none())
+        else {
             panic!("a retry for the other address");
         };
         let mut pasted = mine.clone();
         pasted[COMMON_HEADER_LEN + 4..INIT_NOISE_AT]
             .copy_from_slice(&theirs[COMMON_HEADER_LEN + 4..]);
         assert!(matches!(
-            r.on_init(&psk, other, &pasted, now, &mut |_| 0),
+            r.on_init(&psk, other, &pasted, now, &mut |_| Held::none()),
             InitOutcome::Dropped
         ));
         // The real one: accepted once, then a repeat.
-        let InitOutcome::Accepted { response, .. } = r.on_init(&psk, me, &mine, now, &mut |_| 0)
+        let InitOutcome::Accepted { response, .. } =
+            r.on_init(&psk, me, &mine, now, &mut |_| Held::none())
         else {
             panic!("accepted");
         };
         assert!(matches!(
-            r.on_init(&psk, me, &mine, now + 1, &mut |_| 0),
+            r.on_init(&psk, me, &mine, now + 1, &mut |_| Held::none()),
             InitOutcome::Repeated(s) if s == i.session()
         ));
         assert_eq!(r.remembered(), 1);
         assert!(i.on_response(&response).is_some());
         // Two slots later the cookie has expired: a retry, nothing more.
         assert!(matches!(
-            r.on_init(&psk, me, &mine, now + 2 * COOKIE_SLOT_NS, &mut |_| 0),
+            r.on_init(&psk, me, &mine, now + 2 * COOKIE_SLOT_NS, &mut |_| {
+                Held::none()
+            }),
             InitOutcome::Retry(_)
         ));
         // Short datagrams get nothing; no retry is larger than its input.
@@ -1245,7 +1254,7 @@ mod tests {
             let mut d = mine[..len.min(mine.len())].to_vec();
             d.resize(len, 0);
             assert!(matches!(
-                r.on_init(&psk, other, &d, now, &mut |_| 0),
+                r.on_init(&psk, other, &d, now, &mut |_| Held::none()),
                 InitOutcome::Dropped
             ));
         }
@@ -1255,7 +1264,7 @@ mod tests {
     fn a_pending_session_is_confirmed_only_by_the_key_holders_datagram() {
         let psk = Keys::shared(Psk::from_bytes([13; 32]));
         let mut i = Initiator::new(&psk).unwrap();
-        let (_, resp, rx) = respond(&psk, i.datagram(), &mut |_| 0).unwrap();
+        let (_, resp, rx) = respond(&psk, i.datagram(), &mut |_| Held::none()).unwrap();
         let mut tx = i.on_response(&resp).unwrap();
         let mut d = [0u8; 64];
         let n = tx.seal(b"first", &mut d).unwrap();
@@ -1308,7 +1317,8 @@ mod tests {
             // Mallory (a key not listed): a retry no larger than her
             // datagram, then, with the cookie, nothing at all and no state.
             let mut m = Initiator::new(&mallory).unwrap();
-            let InitOutcome::Retry(retry) = r.on_init(&receiver, me, m.datagram(), now, &mut |_| 0)
+            let InitOutcome::Retry(retry) =
+                r.on_init(&receiver, me, m.datagram(), now, &mut |_| Held::none())
             else {
                 panic!("a retry first");
             };
@@ -1316,7 +1326,7 @@ mod tests {
             assert!(m.on_retry(&retry));
             for _ in 0..3 {
                 assert!(matches!(
-                    r.on_init(&receiver, me, m.datagram(), now, &mut |_| 0),
+                    r.on_init(&receiver, me, m.datagram(), now, &mut |_| Held::none()),
                     InitOutcome::Dropped
                 ));
             }
@@ -1324,20 +1334,21 @@ mod tests {
             assert!(!authentic_init(&receiver, m.datagram()));
             // Alice (listed): accepted, once; the channel names her key.
             let mut a = Initiator::new(&alice).unwrap();
-            let InitOutcome::Retry(retry) = r.on_init(&receiver, me, a.datagram(), now, &mut |_| 0)
+            let InitOutcome::Retry(retry) =
+                r.on_init(&receiver, me, a.datagram(), now, &mut |_| Held::none())
             else {
                 panic!("a retry first");
             };
             assert!(a.on_retry(&retry));
             let InitOutcome::Accepted {
                 response, channel, ..
-            } = r.on_init(&receiver, me, a.datagram(), now, &mut |_| 0)
+            } = r.on_init(&receiver, me, a.datagram(), now, &mut |_| Held::none())
             else {
                 panic!("alice accepted");
             };
             assert_eq!(channel.peer(), alice.public());
             assert!(matches!(
-                r.on_init(&receiver, me, a.datagram(), now + 1, &mut |_| 0),
+                r.on_init(&receiver, me, a.datagram(), now + 1, &mut |_| Held::none()),
                 InitOutcome::Repeated(_)
             ));
             let mut tx = a
@@ -1362,13 +1373,13 @@ mod tests {
         assert!(respond(
             &receiver,
             Initiator::new(&alice).unwrap().datagram(),
-            &mut |_| 0
+            &mut |_| Held::none()
         )
         .is_some());
         // (IKpsk2 mixes the PSK in with the response: the first message
         // reads, the response fails at the sender, nothing completes.)
         let mut i = Initiator::new(&alice_other_psk).unwrap();
-        if let Some((_, resp, _)) = respond(&receiver, i.datagram(), &mut |_| 0) {
+        if let Some((_, resp, _)) = respond(&receiver, i.datagram(), &mut |_| Held::none()) {
             assert!(i.on_response(&resp).is_none(), "another PSK completed");
         }
         // Without the PSK at all: another pattern, nothing reads.
@@ -1376,7 +1387,7 @@ mod tests {
         assert!(respond(
             &receiver,
             Initiator::new(&alice_no_psk).unwrap().datagram(),
-            &mut |_| 0
+            &mut |_| Held::none()
         )
         .is_none());
         // A sender that names another receiver's key.
@@ -1388,7 +1399,7 @@ mod tests {
         assert!(respond(
             &receiver,
             Initiator::new(&wrong).unwrap().datagram(),
-            &mut |_| 0
+            &mut |_| Held::none()
         )
         .is_none());
         // Pre-shared and key-pair ends do not talk.
@@ -1396,13 +1407,13 @@ mod tests {
         assert!(respond(
             &receiver,
             Initiator::new(&shared).unwrap().datagram(),
-            &mut |_| 0
+            &mut |_| Held::none()
         )
         .is_none());
         assert!(respond(
             &shared,
             Initiator::new(&alice).unwrap().datagram(),
-            &mut |_| 0
+            &mut |_| Held::none()
         )
         .is_none());
         // The largest first message (resume terms) fits the framing.
@@ -1416,7 +1427,7 @@ mod tests {
         };
         let i = Initiator::with_terms(&alice, terms).unwrap();
         assert!(i.datagram().len() <= MAX_HANDSHAKE_LEN);
-        let (_, _, rx) = respond(&receiver, i.datagram(), &mut |_| 0).unwrap();
+        let (_, _, rx) = respond(&receiver, i.datagram(), &mut |_| Held::none()).unwrap();
         assert_eq!(rx.terms(), terms);
     }
 
@@ -1465,7 +1476,7 @@ mod tests {
     }
 
     #[test]
-    fn a_resumed_session_agrees_on_the_offset_within_the_file() {
+    fn a_resumed_session_agrees_on_the_ranges_held() {
         let psk = Keys::shared(Psk::from_bytes([6; 32]));
         let id = FileId {
             size: 10_000,
@@ -1476,33 +1487,42 @@ mod tests {
             resume: Some(id),
             tree: false,
         };
+        let held = Held::from_ranges(vec![(0, 4_290), (6_000, 7_000)], id.size);
         let mut i = Initiator::with_terms(&psk, terms).unwrap();
         let mut asked = None;
         let (_, resp, rx) = respond(&psk, i.datagram(), &mut |f| {
             asked = Some(*f);
-            4_290
+            held.clone()
         })
         .unwrap();
         assert_eq!(asked, Some(id), "the receiver learns the file's name");
         assert_eq!(rx.terms(), terms);
-        assert_eq!(rx.resume_from(), 4_290);
+        assert_eq!(rx.held(), &held);
         let tx = i.on_response(&resp).unwrap();
-        assert_eq!(tx.resume_from(), 4_290);
+        assert_eq!(tx.held(), &held);
         // An offer beyond the file is cut to its size.
         let mut i = Initiator::with_terms(&psk, terms).unwrap();
-        let (_, resp, rx) = respond(&psk, i.datagram(), &mut |_| u64::MAX).unwrap();
-        assert_eq!(rx.resume_from(), 10_000);
-        assert_eq!(i.on_response(&resp).unwrap().resume_from(), 10_000);
-        // Not resumed: offset 0, and `offer` is not asked.
+        let (_, resp, rx) = respond(&psk, i.datagram(), &mut |_| {
+            Held::from_ranges(vec![(5, u64::MAX)], u64::MAX)
+        })
+        .unwrap();
+        assert_eq!(rx.held().ranges(), &[(5, 10_000)]);
+        assert_eq!(
+            i.on_response(&resp).unwrap().held().ranges(),
+            &[(5, 10_000)]
+        );
+        // The most ranges there can be fit the response.
+        let most = Held::from_ranges((0..100).map(|k| (k * 100, k * 100 + 50)).collect(), 10_000);
+        assert_eq!(most.ranges().len(), MAX_HELD_RANGES);
+        let mut i = Initiator::with_terms(&psk, terms).unwrap();
+        let (_, resp, rx) = respond(&psk, i.datagram(), &mut |_| most.clone()).unwrap();
+        assert!(resp.len() <= MAX_RESPONSE_LEN, "{}", resp.len());
+        assert_eq!(rx.held(), &most);
+        assert_eq!(i.on_response(&resp).unwrap().held(), &most);
+        // Not resumed: nothing held, and `offer` is not asked.
         let mut i = Initiator::new(&psk).unwrap();
         let (_, resp, rx) = respond(&psk, i.datagram(), &mut |_| panic!("not asked")).unwrap();
-        assert_eq!(
-            (
-                rx.resume_from(),
-                i.on_response(&resp).unwrap().resume_from()
-            ),
-            (0, 0)
-        );
+        assert!(rx.held().is_empty() && i.on_response(&resp).unwrap().held().is_empty());
         // Terms this version does not know are refused.
         assert_eq!(Terms::decode(&[8]), None);
         // Bit 2: a directory stream.
@@ -1526,23 +1546,23 @@ mod tests {
         let other = Keys::shared(Psk::from_bytes([2; 32]));
         let mut i = Initiator::new(&psk).unwrap();
         assert!(
-            respond(&other, i.datagram(), &mut |_| 0).is_none(),
+            respond(&other, i.datagram(), &mut |_| Held::none()).is_none(),
             "wrong key"
         );
         let mut forged = i.datagram().to_vec();
         let last = forged.len() - 1;
         forged[last] ^= 1;
         assert!(
-            respond(&psk, &forged, &mut |_| 0).is_none(),
+            respond(&psk, &forged, &mut |_| Held::none()).is_none(),
             "altered first message"
         );
         // A response under another key, or garbage under this session's
         // id (an on-path injector): ignored, the handshake goes on.
-        let (_, good, _) = respond(&psk, i.datagram(), &mut |_| 0).unwrap();
+        let (_, good, _) = respond(&psk, i.datagram(), &mut |_| Held::none()).unwrap();
         let (_, resp, _) = respond(
             &other,
             Initiator::new(&other).unwrap().datagram(),
-            &mut |_| 0,
+            &mut |_| Held::none(),
         )
         .unwrap();
         let mut resp = resp;
@@ -1684,7 +1704,7 @@ mod tests {
             let d = &mut buf[..len];
             let _ = peek(d);
             assert!(
-                respond(&psk, d, &mut |_| 0).is_none(),
+                respond(&psk, d, &mut |_| Held::none()).is_none(),
                 "datagram {k} opened a session"
             );
             assert!(!authentic_init(&psk, d));

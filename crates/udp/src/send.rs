@@ -13,6 +13,7 @@ use dropless_transport::host_pacer::{self, HostPacer};
 use dropless_transport::{DataPacket, Ecn, Sender, SenderConfig};
 use dropless_wire::{decode, encode_data, Decoded, DATA_HEADER_LEN};
 
+use crate::held::Gaps;
 use crate::io::{ArrivalClock, Batch, Socket};
 use crate::secure::{self, Channel, Keys, SEAL_OVERHEAD};
 use crate::tree;
@@ -255,16 +256,20 @@ pub fn send_streams_on(
         )?),
         None => None,
     };
-    // A resumed file starts where the receiver said (the handshake checked
-    // that it is within the file); the stream is the rest of the file,
-    // then its hash (encrypted).
-    let skip = chan.as_ref().map_or(0, Channel::resume_from);
-    let file_size = known_len.unwrap_or(0) - skip;
+    // A resumed file leaves out the ranges the receiver holds (the
+    // handshake checked that they are within the file): the stream is the
+    // rest of the file, then its hash (encrypted).
+    let held = chan.as_ref().map(|c| c.held().clone()).unwrap_or_default();
+    let gaps = Gaps::new(&held, known_len.unwrap_or(0));
+    let file_size = gaps.len();
     let total = match (&file, known_len) {
         (Some(_), Some(_)) => Some(file_size + trailer.map_or(0, |_| secure::HASH_LEN)),
         (_, t) => t,
     };
     let seal = if chan.is_some() { SEAL_OVERHEAD } else { 0 };
+    if let (Some(p), Some(t)) = (&opts.progress, total) {
+        p.set_total(t * n as u64);
+    }
 
     let host_paced = opts.host_pacing && n > 1;
     let base_conn = opts.conn_id.unwrap_or_else(random_u32);
@@ -341,9 +346,10 @@ pub fn send_streams_on(
                 Some((f, path)) => {
                     // The file's bytes, then (encrypted) its hash.
                     let from_file = file_size.saturating_sub(off).min(len as u64) as usize;
-                    let at = skip + off;
-                    f.read_exact_at(&mut payload[..from_file], at)
-                        .with_context(|| format!("reading {} at offset {at}", path.display()))?;
+                    gaps.pieces(off, from_file, |at, r| f.read_exact_at(&mut payload[r], at))
+                        .with_context(|| {
+                            format!("reading {} for stream offset {off}", path.display())
+                        })?;
                     if let Some(h) = &trailer {
                         for (k, b) in payload[from_file..len].iter_mut().enumerate() {
                             *b = h[(off + (from_file + k) as u64 - file_size) as usize];
@@ -585,6 +591,9 @@ pub fn send_streams_on(
                 // Anything else (garbage, data, other connections): ignored.
             }
         }
+        if let Some(p) = &opts.progress {
+            p.set_done(streams.iter().map(|s| s.sender.stats().bytes_acked).sum());
+        }
     }
 
     Ok(streams
@@ -597,7 +606,7 @@ pub fn send_streams_on(
                 peer: Some(peer),
                 acks: s.acks,
                 encrypted: seal > 0,
-                resumed_from: skip,
+                resumed_held: held.total(),
                 rejected: if k == 0 { rejected } else { 0 },
                 trace: s.trace_out,
                 // The test hook's count is the sender's: on the first stream.

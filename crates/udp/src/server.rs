@@ -29,6 +29,7 @@ use anyhow::{bail, Context};
 use dropless_wire::{decode, Decoded};
 use socket2::{Domain, Protocol, Socket as Socket2, Type};
 
+use crate::held::Held;
 use crate::recv::{recv_session, Pending};
 use crate::{secure, sys, RecvOptions, Sink, TransferReport};
 
@@ -169,7 +170,7 @@ pub fn serve_on(
                                 stats.busy += 1;
                                 continue;
                             }
-                            match r.on_init(psk, src, d, now, &mut |_| 0) {
+                            match r.on_init(psk, src, d, now, &mut |_| Held::none()) {
                                 secure::InitOutcome::Retry(b) => {
                                     let _ = listener.send_to(&b, src);
                                     stats.retries += 1;

@@ -55,6 +55,17 @@ fn reordering_is_not_loss_under_rack() {
     // How many reorderings loopback turns into dupthresh losses depends on
     // the machine's load (85 idle; 25 in a CI run beside two builds), so
     // only enough of them to compare is required.
+    // (Issue 34 asked for a hook that reorders by sequence so that load
+    // cannot change the outcome. One that held the datagram until exactly
+    // three more had gone, across batches, made the dupthresh side steady
+    // (83-159 events) but the RACK side load-dependent: under a load
+    // average of 8 on 2 cores the held datagram could wait a whole send
+    // round, a delay in time that RACK rightly takes for loss (23-32
+    // events, failing the bound below in 2 of 3 runs, where this hook gave
+    // 6-8 against 93-107 in 3 of 3). RACK's tolerance is a time, so a
+    // load-proof version of this comparison needs virtual time: the
+    // transport's own test, `rack_takes_reordering_for_what_it_is_and_
+    // finds_loss_by_time`, is that; this one stays a loopback check.)
     assert!(dup.congestion_events >= 10, "{}", dup.congestion_events);
     assert!(
         rack.congestion_events * 5 <= dup.congestion_events,

@@ -271,7 +271,10 @@ fn a_replayed_initiation_does_not_take_over_a_one_shot_transfer() {
 }
 
 /// Writes a part file of `len` bytes and a record saying it holds all of
-/// them of the file `id`.
+/// them of the file `id`. (The record is in the old format, version 1, a
+/// prefix only: a receiver reads it as the range `0-len`. Were it
+/// refused, the receiver would remove the part as not resumable and the
+/// test below would fail.)
 fn plant_part(dir: &TempDir, name: &str, len: u64, id: FileId) {
     write_random_file(
         &dir.path(&format!(".{name}.dropless-part")),

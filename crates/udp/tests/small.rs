@@ -109,7 +109,7 @@ fn ack_loss_and_strangers_are_survived() {
     // garbage and a foreign "ACK" before the real sender starts: ignored
     let stranger = UdpSocket::bind("127.0.0.1:0").unwrap();
     stranger.send_to(b"hello", peer).unwrap();
-    stranger.send_to(b"DL\x03\x01rest", peer).unwrap();
+    stranger.send_to(b"DL\x04\x01rest", peer).unwrap();
     let ropts = RecvOptions {
         ack_policy: AckPolicy::EveryPacket,
         debug_drop_ack_every: Some(5),

@@ -23,7 +23,7 @@
 //! | offset | size | field | value |
 //! |---:|---:|---|---|
 //! | 0 | 2 | magic | `"DL"` (`0x44 0x4C`) |
-//! | 2 | 1 | version | [`VERSION`] (= 4; see [Versions](#versions)) |
+//! | 2 | 1 | version | [`VERSION`] (= 5; see [Versions](#versions)) |
 //! | 3 | 1 | type | [`TYPE_DATA`] (= 1) or [`TYPE_ACK`] (= 2) |
 //!
 //! ## Data (type 1), [`DATA_HEADER_LEN`] = 30 bytes + payload
@@ -58,14 +58,21 @@
 //!
 //! ## Versions
 //!
-//! * **4** (current): the ACK gains its last field, `price` (2 bytes), the
+//! * **5** (current): the ACK gains its last field, `price` (2 bytes), the
 //!   path price a price-driven sender's receiver decodes from ADPM marks
-//!   (issue 35); every other field and the data packet are as in version 3.
+//!   (issue 35); every other field and the data packet are as in version 4.
 //!   The field is always present (all ones when the receiver decodes no
 //!   prices), so an ACK's length still follows from `n_sack` alone. A
-//!   version-3 peer would reject the two bytes as trailing, so the version
+//!   version-4 peer would reject the two bytes as trailing, so the version
 //!   was bumped and each refuses the other as
 //!   [`WireError::UnsupportedVersion`] at the first datagram.
+//! * **4**: the data and ACK layouts of version 2, unchanged.
+//!   Bumped with `dropless-udp`'s resume of every held range: the
+//!   handshake response to a sender that asks to resume lists the byte
+//!   ranges the receiver holds (a version-3 response carried one offset),
+//!   and the stream is the file's bytes outside them, which a version-3
+//!   peer would take for a prefix. With the bump either version refuses
+//!   the other's datagrams as [`WireError::UnsupportedVersion`] (issue 34).
 //! * **3**: the data and ACK layouts of version 2, unchanged.
 //!   Bumped with the sealed framing of `dropless-udp` (its handshake types
 //!   3-6 share this header): a first handshake message now binds its
@@ -116,7 +123,7 @@ pub use dropless_transport::{AckPacket, DataPacket, Ecn, MAX_SACK, NO_ECHO, NO_P
 pub const MAGIC: [u8; 2] = *b"DL";
 /// The format version this crate writes and accepts (see the
 /// [Versions](crate#versions) list).
-pub const VERSION: u8 = 4;
+pub const VERSION: u8 = 5;
 /// Type byte of a data packet.
 pub const TYPE_DATA: u8 = 1;
 /// Type byte of an acknowledgement.

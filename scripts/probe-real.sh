@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# `dropless probe` on a real emulated path (issue 33): N probes for each kind
+# of cross traffic (none, Poisson, Pareto on/off at FRAC of the rate, from
+# `dropless emulate --cross`), every probe listed against the truth:
+# capacity RATE, available bandwidth RATE x (1 - FRAC). A probe whose search
+# closed no bracket is listed as "no estimate" with the range it bounds,
+# and counts as within 10 % only if both ends of the range are.
+#
+# Needs root, iproute2 and python3. Not part of CI; run it on an idle
+# machine (the emulator and both ends share the cores).
+#
+# Usage: sudo scripts/probe-real.sh [-r RATE] [-d DELAY] [-b BUFFER] [-t TIME] [-n N] [-f FRAC] [-k KINDS] [-o FILE]
+#   sudo scripts/probe-real.sh                          # 1Gbps, 40 ms each way, 10MB, 10 probes of 10 s per kind
+#   sudo scripts/probe-real.sh -r 300Mbps -b 3MB -n 3 -k none,poisson
+# Environment: DROPLESS (the binary; default target/release/dropless, built
+# if missing), PROBE_ARGS (more `dropless probe` options), PROBE_KEEP (a
+# directory to keep each probe's JSON in).
+set -euo pipefail
+# shellcheck source=scripts/netns-common.sh
+. "$(dirname "$0")/netns-common.sh"
+
+RATE=1Gbps
+DELAY=40ms
+BUFFER=10MB
+TIME=10s
+N=10
+FRAC=0.5
+KINDS=none,poisson,pareto
+REPORT=
+while getopts "r:d:b:t:n:f:k:o:h" o; do
+    case "$o" in
+    r) RATE=$OPTARG ;;
+    d) DELAY=$OPTARG ;;
+    b) BUFFER=$OPTARG ;;
+    t) TIME=$OPTARG ;;
+    n) N=$OPTARG ;;
+    f) FRAC=$OPTARG ;;
+    k) KINDS=$OPTARG ;;
+    o) REPORT=$OPTARG ;;
+    *) usage ;;
+    esac
+done
+shift $((OPTIND - 1))
+[ $# -eq 0 ] || usage
+case "$N" in '' | *[!0-9]*) echo "error: -n: found '$N', expected a whole number of probes" >&2; exit 2 ;; esac
+python3 -c "import sys; f = float(sys.argv[1]); sys.exit(0 if 0 < f < 1 else 1)" "$FRAC" 2>/dev/null \
+    || { echo "error: -f: found '$FRAC', expected a fraction of the rate above 0 and below 1" >&2; exit 2; }
+IFS=, read -r -a kinds <<<"$KINDS"
+for kind in "${kinds[@]}"; do
+    case "$kind" in none | constant | poisson | pareto) ;; *)
+        echo "error: -k: found '$kind', expected a comma-separated list of none, constant, poisson, pareto" >&2; exit 2 ;;
+    esac
+done
+
+need_root "TUN devices, network namespaces"
+find_dropless
+OUT=$(mktemp -d)
+trap 'path_down; rm -rf "$OUT"' EXIT
+rate_bps=$(python3 -c "import sys; s = sys.argv[1]; print(int(float(s.replace('Gbps', 'e9').replace('Mbps', 'e6').replace('kbps', 'e3').replace('bps', ''))))" "$RATE")
+
+for kind in "${kinds[@]}"; do
+    args=()
+    if [ "$kind" != none ]; then
+        args=(--cross "$kind:$(python3 -c "print(int($rate_bps * $FRAC))")bps")
+    fi
+    path_up --rate "$RATE" --delay "$DELAY" --buffer "$BUFFER" "${args[@]}"
+    for i in $(seq "$N"); do
+        echo "$kind: probe $i of $N" >&2
+        port=$((9100 + i))
+        # shellcheck disable=SC2086 # DROPLESS_SEC: options, split on spaces
+        ip netns exec "$NS_R" "$BIN" recv "10.79.0.2:$port" --discard --timeout 30 $DROPLESS_SEC >"$OUT/$kind-$i.recv" 2>&1 &
+        rx=$!
+        sleep 0.3
+        # shellcheck disable=SC2086 # options, split on spaces
+        ip netns exec "$NS_S" "$BIN" probe "10.79.0.2:$port" --time "$TIME" $DROPLESS_SEC ${PROBE_ARGS:-} --json \
+            >"$OUT/$kind-$i.json" 2>"$OUT/$kind-$i.err" || { echo "$kind probe $i failed:" >&2; cat "$OUT/$kind-$i.err" >&2; }
+        wait "$rx" || true
+    done
+    path_down
+done
+
+[ -n "${PROBE_KEEP:-}" ] && mkdir -p "$PROBE_KEEP" && cp "$OUT"/*.json "$PROBE_KEEP"/
+python3 - "$OUT" "$rate_bps" "$FRAC" "$N" "$RATE" "$DELAY" "$BUFFER" "$TIME" "${kinds[@]}" <<'PY' | tee "${REPORT:-/dev/null}"
+import json, os, sys
+out, cap, frac, n, rate, delay, buf, t = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), *sys.argv[5:9]
+kinds = sys.argv[9:]
+print(f"path: {rate}, {delay} each way, {buf} drop-tail buffer; {n} probes of {t} per kind of cross traffic\n")
+print("| cross traffic | probe | capacity Mb/s | error | available Mb/s | truth | error | within 10 % | trains (judged, host-limited) |")
+print("|---|---|---|---|---|---|---|---|---|")
+summary = []
+for kind in kinds:
+    truth = cap if kind == "none" else cap * (1 - frac)
+    ok_c = ok_a = done = 0
+    for i in range(1, n + 1):
+        try:
+            e = json.load(open(os.path.join(out, f"{kind}-{i}.json")))["end"]
+        except (OSError, ValueError):
+            print(f"| {kind} | {i} | failed | | | | | no | |")
+            continue
+        done += 1
+        c = e["capacity_bps"] or 0.0
+        a = e["available"]
+        if a["kind"] == "estimate":
+            shown, lo, hi = f"{a['bps'] / 1e6:.1f}", a["bps"], a["bps"]
+            err = f"{100 * (a['bps'] / truth - 1):+.1f} %"
+        elif a["kind"] == "range":
+            lo, hi = a["lo_bps"], a["hi_bps"]
+            shown = f"no estimate: {lo / 1e6:.1f}-{hi / 1e6:.1f}"
+            err = f"{100 * (lo / truth - 1):+.1f} to {100 * (hi / truth - 1):+.1f} %"
+        else:
+            shown, lo, hi, err = "no estimate", 0.0, float("inf"), "-"
+        within = abs(lo / truth - 1) <= 0.1 and abs(hi / truth - 1) <= 0.1
+        ok_a += within
+        ok_c += abs(c / cap - 1) <= 0.05
+        trains = f"{a.get('judged', '-')}, {a.get('host_limited', '-')}" if a["kind"] == "range" else a.get("estimates", a.get("trains", "-"))
+        print(f"| {kind} | {i} | {c / 1e6:.1f} | {100 * (c / cap - 1):+.1f} % | {shown} | {truth / 1e6:.0f} | {err} | {'yes' if within else '**no**'} | {trains} |")
+    summary.append(f"- {kind}: available bandwidth within 10 % in {ok_a} of {n} probes, capacity within 5 % in {ok_c} of {n} ({done} ran)")
+print()
+print("\n".join(summary))
+PY
