@@ -71,6 +71,30 @@ transfer() {
     fi
 }
 
+# emu_start LOG TUN_A TUN_B EMULATE_OPTION...: starts `dropless emulate`
+# between two new TUN devices, its counters to LOG once stopped, and waits
+# for the devices; prints nothing, sets LAST_EMU (its pid).
+emu_start() {
+    local log=$1 ta=$2 tb=$3
+    shift 3
+    "$BIN" emulate "$@" --tun-a "$ta" --tun-b "$tb" >"$log" 2>"$log.err" &
+    LAST_EMU=$!
+    for _ in $(seq 50); do
+        ip link show "$tb" >/dev/null 2>&1 && break
+        sleep 0.1
+    done
+    ip link show "$tb" >/dev/null 2>&1 || { cat "$log.err" >&2; exit 1; }
+}
+
+# ns_dev NS DEV ADDR/PREFIX: moves TUN device DEV into namespace NS (made
+# if missing, with lo up), gives it the address and brings it up.
+ns_dev() {
+    ip netns list | grep -qx "$1\( .*\)\?" || { ip netns add "$1"; ip -n "$1" link set lo up; }
+    ip link set "$2" netns "$1"
+    ip -n "$1" addr add "$3" dev "$2"
+    ip -n "$1" link set "$2" up txqueuelen 10000
+}
+
 # path_up EMULATE_OPTION...: starts `dropless emulate` with these options
 # (rate, delay, buffer, ...) between two TUN devices, moves them into two
 # new namespaces $NS_S (sender, 10.79.0.1) and $NS_R (receiver, 10.79.0.2)
@@ -79,25 +103,40 @@ transfer() {
 path_up() {
     NS_S=dropless-psnd-$$
     NS_R=dropless-prcv-$$
-    local ta=dlpa$$ tb=dlpb$$ ns
-    "$BIN" emulate "$@" --tun-a "$ta" --tun-b "$tb" >"$OUT/emu" 2>"$OUT/emu.err" &
-    EMU=$!
-    for _ in $(seq 50); do
-        ip link show "$tb" >/dev/null 2>&1 && break
-        sleep 0.1
-    done
-    ip link show "$tb" >/dev/null 2>&1 || { cat "$OUT/emu.err" >&2; exit 1; }
-    ip netns add "$NS_S"
-    ip netns add "$NS_R"
-    ip link set "$ta" netns "$NS_S"
-    ip link set "$tb" netns "$NS_R"
-    ip -n "$NS_S" addr add 10.79.0.1/24 dev "$ta"
-    ip -n "$NS_R" addr add 10.79.0.2/24 dev "$tb"
-    for ns in "$NS_S" "$NS_R"; do
-        ip -n "$ns" link set lo up
-    done
-    ip -n "$NS_S" link set "$ta" up txqueuelen 10000
-    ip -n "$NS_R" link set "$tb" up txqueuelen 10000
+    local ta=dlpa$$ tb=dlpb$$
+    emu_start "$OUT/emu" "$ta" "$tb" "$@"
+    EMU=$LAST_EMU
+    ns_dev "$NS_S" "$ta" 10.79.0.1/24
+    ns_dev "$NS_R" "$tb" 10.79.0.2/24
+}
+
+# lot_up EMULATE_OPTION...: a parking lot of two emulated links in series,
+# each `dropless emulate` with these options: $NS_S (10.79.0.1) - link 1 -
+# $NS_M (10.79.0.2 and 10.80.0.1, forwarding) - link 2 - $NS_R (10.80.0.2).
+# Sets EMU and EMU2; counters in $OUT/emu and $OUT/emu2. Tear down with
+# lot_down.
+lot_up() {
+    NS_S=dropless-lsnd-$$
+    NS_M=dropless-lmid-$$
+    NS_R=dropless-lrcv-$$
+    emu_start "$OUT/emu" dlla$$ dllb$$ "$@"
+    EMU=$LAST_EMU
+    emu_start "$OUT/emu2" dllc$$ dlld$$ "$@"
+    EMU2=$LAST_EMU
+    ns_dev "$NS_S" dlla$$ 10.79.0.1/24
+    ns_dev "$NS_M" dllb$$ 10.79.0.2/24
+    ns_dev "$NS_M" dllc$$ 10.80.0.1/24
+    ns_dev "$NS_R" dlld$$ 10.80.0.2/24
+    ip -n "$NS_S" route add 10.80.0.0/24 dev dlla$$
+    ip -n "$NS_R" route add 10.79.0.0/24 dev dlld$$
+    ip netns exec "$NS_M" sysctl -qw net.ipv4.ip_forward=1
+}
+
+# lot_down: stops both emulators and deletes the namespaces of lot_up.
+lot_down() {
+    [ -n "${EMU2:-}" ] && { kill "$EMU2" 2>/dev/null || true; wait "$EMU2" 2>/dev/null || true; EMU2=; }
+    path_down
+    [ -n "${NS_M:-}" ] && ip netns del "$NS_M" 2>/dev/null || true
 }
 
 # stop_emulator: interrupts the emulator started by path_up (it then

@@ -1,10 +1,11 @@
 //! `dropless emulate`: a bottleneck link in user space between two TUN
 //! devices (`dropless_emu`), for real transfers over a long fat path.
 
-use dropless_emu::{CrossConfig, CrossKind, Link, LinkConfig, QueueConfig};
+use dropless_emu::{CrossConfig, CrossKind, Link, LinkConfig, PriceConfig, QueueConfig};
 use dropless_scenario::units::{self, fmt_rate};
 use dropless_sim::codel::CodelConfig;
 use dropless_sim::pie::PieConfig;
+use dropless_sim::rcp_price::RcpConfig;
 use dropless_sim::red::RedConfig;
 use dropless_sim::step_mark::StepConfig;
 
@@ -107,6 +108,56 @@ pub struct EmulateArgs {
     /// (default 20)
     #[arg(long)]
     pub step_k: Option<u64>,
+    /// The price each direction computes and marks in ADPM-capable dropless
+    /// data packets (ECN 01 -> 10): none, or rcp (RCP's rate as ADPM's
+    /// price, for `dropless send --cc rcp --insecure`)
+    #[arg(long, default_value = "none")]
+    pub price: String,
+    /// RCP's mean round trip d, e.g. 100ms (default 100ms)
+    #[arg(long)]
+    pub price_rtt: Option<String>,
+    /// RCP's update interval T, e.g. 10ms (default 10ms)
+    #[arg(long)]
+    pub price_interval: Option<String>,
+    /// RCP's gain on spare capacity (default 0.1)
+    #[arg(long)]
+    pub price_alpha: Option<f64>,
+    /// RCP's gain on the queue (default 1)
+    #[arg(long)]
+    pub price_beta: Option<f64>,
+}
+
+/// `--price` and its flags; a `--price-*` flag without `--price rcp` is
+/// refused.
+fn price_arg(a: &EmulateArgs) -> Result<PriceConfig, Failure> {
+    let given = [
+        ("price-rtt", a.price_rtt.is_some()),
+        ("price-interval", a.price_interval.is_some()),
+        ("price-alpha", a.price_alpha.is_some()),
+        ("price-beta", a.price_beta.is_some()),
+    ];
+    match a.price.as_str() {
+        "none" => match given.iter().find(|(_, g)| *g) {
+            Some((flag, _)) => Err(Failure::Input(format!("--{flag}: needs --price rcp"))),
+            None => Ok(PriceConfig::None),
+        },
+        "rcp" => {
+            let d = RcpConfig::default();
+            let time = |flag: &str, v: &Option<String>, dflt: u64| {
+                v.as_deref()
+                    .map_or(Ok(dflt), |v| unit_arg(flag, v, units::parse_time))
+            };
+            Ok(PriceConfig::Rcp(RcpConfig {
+                rtt_s: time("price-rtt", &a.price_rtt, (d.rtt_s * 1e9) as u64)? as f64 / 1e9,
+                interval: time("price-interval", &a.price_interval, d.interval)?,
+                alpha: a.price_alpha.unwrap_or(d.alpha),
+                beta: a.price_beta.unwrap_or(d.beta),
+            }))
+        }
+        other => Err(Failure::Input(format!(
+            "--price: found {other:?}, expected none or rcp"
+        ))),
+    }
 }
 
 /// `--queue` and its discipline's flags; a flag of another discipline is
@@ -241,6 +292,7 @@ fn config(a: &EmulateArgs, seed: u64) -> Result<LinkConfig, Failure> {
         reorder_delay: unit_arg("reorder-delay", &a.reorder_delay, units::parse_time)?,
         cross: None,
         queue: queue_arg(a)?,
+        price: price_arg(a)?,
     };
     cfg.validate()
         .map_err(|e| Failure::Input(format!("--{e}")))?;
@@ -252,7 +304,7 @@ fn line(dir: &str, l: &Link) -> String {
     let late = l.lateness();
     let us = |t: u64| t as f64 / 1e3;
     format!(
-        "{dir}: {} packets in, {} out ({} bytes), {} dropped at the full buffer, {} lost at random, {} CE-marked, {} reordered, max queue {} bytes, delivered late by median {:.1} us, 99th percentile {:.1} us, max {:.1} us{}{}",
+        "{dir}: {} packets in, {} out ({} bytes), {} dropped at the full buffer, {} lost at random, {} CE-marked, {} reordered, max queue {} bytes, delivered late by median {:.1} us, 99th percentile {:.1} us, max {:.1} us{}{}{}",
         s.packets_in, s.packets_out, s.bytes_out, s.overflows, s.lost, s.marked, s.reordered, s.max_queue_bytes,
         us(late.median), us(late.p99), us(late.max),
         if l.config().queue != QueueConfig::DropTail && s.aqm_queued > 0 {
@@ -267,6 +319,14 @@ fn line(dir: &str, l: &Link) -> String {
             )
         } else {
             String::new()
+        },
+        match l.price_rate_bps() {
+            Some(r) => format!(
+                "; price: {} packets price-marked, RCP rate now {}",
+                s.price_marked,
+                fmt_rate(r)
+            ),
+            None => String::new(),
         },
         if l.config().cross.is_some() {
             format!("; cross traffic: {} packets queued, {} dropped at the full buffer", s.cross_in, s.cross_overflows)

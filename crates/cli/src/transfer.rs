@@ -497,9 +497,11 @@ pub fn send(a: &SendArgs) -> Result<(), Failure> {
             .map_err(|e| Failure::Input(format!("--cc: {e}")))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    if ccs.iter().any(|c| c.wants_price()) {
+    if encrypted && ccs.iter().any(|c| c.wants_price()) {
+        // A pricing link reads the probe type from the data header's packet
+        // number, which a sealed datagram hides.
         return Err(Failure::Input(format!(
-            "--cc: \"{}\" is driven by link prices (ADPM marks), which only the simulator's links compute and the UDP receiver does not decode yet",
+            "--cc: \"{}\" is driven by link prices (ADPM marks), which `dropless emulate --price rcp` puts on plaintext data packets only: add --insecure",
             a.cc
         )));
     }

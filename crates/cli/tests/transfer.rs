@@ -90,6 +90,8 @@ fn send_and_recv_move_a_file_byte_identical() {
     for (cc, sec) in [
         ("newreno", key_args(&[])),
         ("fast", vec!["--insecure".to_string()]),
+        // driven by prices: ECT(1) out, ADPM decoded, the price in the ACKs
+        ("rcp", vec!["--insecure".to_string()]),
     ] {
         let _ = std::fs::remove_file(&dst);
         let addr = format!("127.0.0.1:{}", free_port());
@@ -421,6 +423,18 @@ fn emulate_rejects_bad_values_naming_the_option() {
             "--queue pie",
         ),
         (&["--aqm-ecn"][..], "--aqm-ecn", "--queue"),
+        (&["--price", "maxnet"][..], "--price", "none or rcp"),
+        (&["--price-rtt", "50ms"][..], "--price-rtt", "--price rcp"),
+        (
+            &["--price", "rcp", "--price-alpha", "0"][..],
+            "--price-alpha",
+            "above 0",
+        ),
+        (
+            &["--price", "rcp", "--price-interval", "0ms"][..],
+            "--price-interval",
+            "1 ns",
+        ),
     ] {
         let mut a = ok.to_vec();
         a.extend(extra);
@@ -429,6 +443,22 @@ fn emulate_rejects_bad_values_naming_the_option() {
         assert!(e.contains(flag) && e.contains(what), "{extra:?}: {e}");
         assert_eq!(e.trim().lines().count(), 1, "{extra:?}: one line: {e}");
     }
+}
+
+/// A controller driven by prices needs the plaintext packet number a
+/// pricing link reads: refused encrypted, in one line naming --cc.
+#[test]
+fn a_price_driven_controller_is_refused_encrypted() {
+    let a = key_args(&[]);
+    let o = Command::new(bin())
+        .args(["send", "127.0.0.1:9", "--bytes", "1MB", "--cc", "rcp"])
+        .args(&a)
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{e}");
+    assert!(e.contains("--cc") && e.contains("--insecure"), "{e}");
+    assert_eq!(e.trim().lines().count(), 1, "{e}");
 }
 
 /// `recv --keep` serves one transfer after another (a JSON object per line

@@ -29,6 +29,9 @@
 //!   on packets, the simulator's own disciplines deciding at arrival; an
 //!   ECN-capable IPv4 packet they signal is set to CE (header checksum
 //!   updated), any other is dropped.
+//! * **Prices** ([`price_mark`]): RCP's rate computed at the link and
+//!   carried as ADPM's price; an ADPM-capable dropless data packet (ECN 01)
+//!   whose probe type is below it is marked 10 (header checksum updated).
 //! * **Reordering** with probability `reorder`: a packet leaves the queue
 //!   as usual but is delivered `reorder_delay` after its due time, so the
 //!   packets behind it overtake it (none is lost). Drawn from its own
@@ -50,12 +53,14 @@ use rand_pcg::Pcg64Mcg;
 
 pub mod aqm;
 pub mod cross;
+pub mod price_mark;
 #[cfg(target_os = "linux")]
 pub mod tun;
 
 pub use aqm::QueueConfig;
 pub use cross::{CrossConfig, CrossKind};
 use dropless_sim::red::Verdict as AqmVerdict;
+pub use price_mark::PriceConfig;
 
 /// One direction of the emulated path.
 #[derive(Clone, Debug, PartialEq)]
@@ -82,6 +87,8 @@ pub struct LinkConfig {
     pub cross: Option<CrossConfig>,
     /// The queue discipline in front of the buffer (drop-tail by default).
     pub queue: QueueConfig,
+    /// The price the link computes and marks (none by default).
+    pub price: PriceConfig,
 }
 
 impl LinkConfig {
@@ -118,6 +125,7 @@ impl LinkConfig {
             c.validate()?;
         }
         self.queue.validate()?;
+        self.price.validate()?;
         Ok(())
     }
 }
@@ -163,6 +171,8 @@ pub struct LinkStats {
     pub cross_overflows: u64,
     /// Packets dropped by the queue discipline.
     pub aqm_drops: u64,
+    /// Packets price-marked (ECN 01 -> 10).
+    pub price_marked: u64,
     /// Packets queued behind a queue discipline other than drop-tail.
     pub aqm_queued: u64,
     /// Sum of their waiting times (arrival to service start), ns: over the
@@ -219,6 +229,8 @@ pub struct Link {
     aqm: Option<Box<aqm::Aqm>>,
     /// The largest packet seen, bytes (PIE's MTU).
     mtu: u32,
+    /// The price's state; `None`: no price.
+    price: Option<Box<price_mark::PriceMark>>,
 }
 
 /// How late a [`Link`]'s packets were delivered, from [`Link::lateness`].
@@ -246,6 +258,7 @@ impl Link {
             cross_queued: VecDeque::new(),
             aqm: aqm::Aqm::new(&cfg.queue, cfg.rate_bps, cfg.seed ^ 0xA011_D15C).map(Box::new),
             mtu: 0,
+            price: price_mark::PriceMark::new(&cfg.price, cfg.rate_bps).map(Box::new),
             cfg,
             entries: VecDeque::new(),
             first_queued: 0,
@@ -258,6 +271,12 @@ impl Link {
             lateness: Histogram::new_with_bounds(1, 100 * SECOND, 2)
                 .expect("valid histogram bounds"),
         }
+    }
+
+    /// The rate RCP gives each flow at this link, bits/s, if it computes a
+    /// price.
+    pub fn price_rate_bps(&self) -> Option<f64> {
+        self.price.as_deref().map(price_mark::PriceMark::rate_bps)
     }
 
     /// The configuration.
@@ -363,6 +382,13 @@ impl Link {
             self.stats.lost += 1;
             self.recycle(buf);
             return Verdict::Lost;
+        }
+        if let Some(pm) = self.price.as_deref_mut() {
+            // Every arrival counts towards the link's input rate, as in the
+            // simulator's links.
+            if pm.on_arrival(now, self.queued_bytes, &mut buf) {
+                self.stats.price_marked += 1;
+            }
         }
         if self.queued_bytes + len > self.cfg.buffer_bytes {
             self.stats.overflows += 1;
@@ -499,24 +525,10 @@ impl Link {
 /// packet alone, for Not-ECT, for packets already CE and for anything that
 /// is not a well-formed IPv4 header (IPv6 is not marked).
 pub fn mark_ce(p: &mut [u8]) -> bool {
-    if p.len() < 20 || p[0] >> 4 != 4 || (p[0] & 0x0f) < 5 {
-        return false;
+    match p.get(1).map(|b| b & 0x03) {
+        Some(e @ (1 | 2)) => price_mark::set_ecn(p, e, 3),
+        _ => false,
     }
-    let ecn = p[1] & 0x03;
-    if ecn == 0 || ecn == 3 {
-        return false;
-    }
-    let old = u16::from_be_bytes([p[0], p[1]]);
-    p[1] |= 0x03;
-    let new = u16::from_be_bytes([p[0], p[1]]);
-    // HC' = ~(~HC + ~m + m'), ones' complement sums (RFC 1624 eq. 3).
-    let hc = u16::from_be_bytes([p[10], p[11]]);
-    let mut sum = (!hc as u32) + (!old as u32) + new as u32;
-    while sum >> 16 != 0 {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    p[10..12].copy_from_slice(&(!(sum as u16)).to_be_bytes());
-    true
 }
 
 #[cfg(test)]
@@ -536,6 +548,7 @@ mod tests {
             reorder_delay: 0,
             cross: None,
             queue: QueueConfig::DropTail,
+            price: PriceConfig::None,
         }
     }
 

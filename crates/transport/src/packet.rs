@@ -80,8 +80,8 @@ pub struct AckPacket {
     /// Arrival dispersion of the latest packet pair, 0 if none is reported.
     pub pair_dispersion: Time,
     /// The receiver's ADPM estimate of the path's price as a code
-    /// ([`price_code`]), or [`NO_PRICE`]. Simulator only for now: the wire
-    /// codec does not carry it.
+    /// ([`price_code`]), or [`NO_PRICE`]; the wire codec carries it as the
+    /// ACK's last two bytes (wire version 5).
     pub price: u16,
 }
 

@@ -405,6 +405,9 @@ pub(crate) fn recv_session(
                 };
                 // What counts is the IP header's ECN field, which a router
                 // may have set to CE, not the codepoint the sender wrote.
+                // The written one says whether the sender is driven by
+                // prices: it sends ECT(1), ADPM's unmarked codepoint.
+                let price_driven = p.ecn == Ecn::Ect1;
                 p.ecn = ecn;
                 if matches!(ecn, Ecn::Ect0 | Ecn::Ect1) {
                     ect_count += 1;
@@ -434,10 +437,16 @@ pub(crate) fn recv_session(
                         if !opens {
                             continue;
                         }
+                        let mut rx = Receiver::new(p.conn, opts.mss, opts.ack_policy);
+                        if price_driven {
+                            // ADPM's decoder: the path's price from the
+                            // marks (ECN 01 / 10), back in every ACK.
+                            rx.decode_prices();
+                        }
                         conns.push(Conn {
                             peer: src,
                             id: p.conn,
-                            rx: Receiver::new(p.conn, opts.mss, opts.ack_policy),
+                            rx,
                             fin: None,
                             max_seq: 0,
                             bytes: 0,

@@ -287,8 +287,16 @@ pub fn send_streams_on(
         host_paced,
         ..SenderConfig::default()
     };
-    // Every data packet carries the same codepoint in its IP header.
-    let ecn = if opts.ecn { Ecn::Ect0 } else { Ecn::NotEct };
+    // Every data packet carries the same codepoint in its IP header: ECT(1)
+    // for a controller driven by prices (ADPM's unmarked codepoint, which a
+    // pricing link turns into 10), else ECT(0) with ECN, else Not-ECT.
+    let ecn = if controllers.iter().any(|c| c.wants_price()) {
+        Ecn::Ect1
+    } else if opts.ecn {
+        Ecn::Ect0
+    } else {
+        Ecn::NotEct
+    };
     let mss = opts.mss as u64;
     let _slack = sys::TimerSlack::fine();
     let clock = Clock::start();

@@ -23,7 +23,7 @@
 //! | offset | size | field | value |
 //! |---:|---:|---|---|
 //! | 0 | 2 | magic | `"DL"` (`0x44 0x4C`) |
-//! | 2 | 1 | version | [`VERSION`] (= 4; see [Versions](#versions)) |
+//! | 2 | 1 | version | [`VERSION`] (= 5; see [Versions](#versions)) |
 //! | 3 | 1 | type | [`TYPE_DATA`] (= 1) or [`TYPE_ACK`] (= 2) |
 //!
 //! ## Data (type 1), [`DATA_HEADER_LEN`] = 30 bytes + payload
@@ -38,7 +38,7 @@
 //! | 22 | 8 | `ts` | sender timestamp, nanoseconds |
 //! | 30 | `len` | payload | exactly `len` bytes |
 //!
-//! ## Ack (type 2), [`ACK_MIN_LEN`] = 50 bytes + 16 per SACK block, at most [`MAX_ACK_LEN`] = 114
+//! ## Ack (type 2), [`ACK_MIN_LEN`] = 52 bytes + 16 per SACK block, at most [`MAX_ACK_LEN`] = 116
 //!
 //! | offset | size | field | notes |
 //! |---:|---:|---|---|
@@ -51,13 +51,22 @@
 //! | 33+16n | 1 | `echo_flags` | flags of that packet; only [`KNOWN_FLAGS`] bits |
 //! | 34+16n | 8 | `ce_count` | CE-marked packets received so far |
 //! | 42+16n | 8 | `pair_dispersion` | nanoseconds, 0 = none |
+//! | 50+16n | 2 | `price` | the receiver's ADPM price estimate as a code ([`dropless_transport::price_code`]); all ones ([`NO_PRICE`]) = the receiver decodes no prices |
 //!
 //! Unused entries of [`AckPacket::sack`] (index `n_sack` and above) are not
 //! sent; a decoded ACK has them set to `(0, 0)`.
 //!
 //! ## Versions
 //!
-//! * **4** (current): the data and ACK layouts of version 2, unchanged.
+//! * **5** (current): the ACK gains its last field, `price` (2 bytes), the
+//!   path price a price-driven sender's receiver decodes from ADPM marks
+//!   (issue 35); every other field and the data packet are as in version 4.
+//!   The field is always present (all ones when the receiver decodes no
+//!   prices), so an ACK's length still follows from `n_sack` alone. A
+//!   version-4 peer would reject the two bytes as trailing, so the version
+//!   was bumped and each refuses the other as
+//!   [`WireError::UnsupportedVersion`] at the first datagram.
+//! * **4**: the data and ACK layouts of version 2, unchanged.
 //!   Bumped with `dropless-udp`'s resume of every held range: the
 //!   handshake response to a sender that asks to resume lists the byte
 //!   ranges the receiver holds (a version-3 response carried one offset),
@@ -108,13 +117,13 @@
 #![warn(missing_docs)]
 
 use dropless_cc::PacketFlags;
-pub use dropless_transport::{AckPacket, DataPacket, Ecn, MAX_SACK, NO_ECHO};
+pub use dropless_transport::{AckPacket, DataPacket, Ecn, MAX_SACK, NO_ECHO, NO_PRICE};
 
 /// The two magic bytes that start every datagram: `"DL"`.
 pub const MAGIC: [u8; 2] = *b"DL";
 /// The format version this crate writes and accepts (see the
 /// [Versions](crate#versions) list).
-pub const VERSION: u8 = 4;
+pub const VERSION: u8 = 5;
 /// Type byte of a data packet.
 pub const TYPE_DATA: u8 = 1;
 /// Type byte of an acknowledgement.
@@ -126,7 +135,7 @@ pub const DATA_HEADER_LEN: usize = COMMON_HEADER_LEN + 4 + 8 + 4 + 1 + 1 + 8;
 /// Bytes of one SACK block on the wire.
 pub const SACK_BLOCK_LEN: usize = 16;
 /// Bytes of an acknowledgement without SACK blocks.
-pub const ACK_MIN_LEN: usize = COMMON_HEADER_LEN + 4 + 8 + 1 + 8 + 8 + 1 + 8 + 8;
+pub const ACK_MIN_LEN: usize = COMMON_HEADER_LEN + 4 + 8 + 1 + 8 + 8 + 1 + 8 + 8 + 2;
 /// Bytes of an acknowledgement with [`MAX_SACK`] blocks: the largest ACK.
 pub const MAX_ACK_LEN: usize = ACK_MIN_LEN + MAX_SACK * SACK_BLOCK_LEN;
 /// Every flag bit defined by [`PacketFlags`]; any other bit is rejected.
@@ -256,6 +265,10 @@ impl Writer<'_> {
         self.put(&[v]);
     }
     #[inline]
+    fn u16(&mut self, v: u16) {
+        self.put(&v.to_be_bytes());
+    }
+    #[inline]
     fn u32(&mut self, v: u32) {
         self.put(&v.to_be_bytes());
     }
@@ -359,6 +372,7 @@ pub fn encode_ack(a: &AckPacket, out: &mut [u8]) -> Result<usize, WireError> {
     w.u8(a.echo_flags.0);
     w.u64(a.ce_count);
     w.u64(a.pair_dispersion);
+    w.u16(a.price);
     debug_assert_eq!(w.pos, need);
     Ok(need)
 }
@@ -388,6 +402,11 @@ impl<'a> Reader<'a> {
     #[inline]
     fn u8(&mut self) -> Result<u8, WireError> {
         Ok(self.take(1)?[0])
+    }
+    #[inline]
+    fn u16(&mut self) -> Result<u16, WireError> {
+        let b = self.take(2)?;
+        Ok(u16::from_be_bytes([b[0], b[1]]))
     }
     #[inline]
     fn u32(&mut self) -> Result<u32, WireError> {
@@ -487,6 +506,7 @@ pub fn decode(buf: &[u8]) -> Result<Decoded<'_>, WireError> {
             a.echo_flags = flags(r.u8()?)?;
             a.ce_count = r.u64()?;
             a.pair_dispersion = r.u64()?;
+            a.price = r.u16()?;
             let extra = r.rest().len();
             if extra != 0 {
                 return Err(WireError::TrailingBytes(extra));
@@ -504,8 +524,8 @@ mod tests {
     #[test]
     fn sizes_match_the_table() {
         assert_eq!(DATA_HEADER_LEN, 30);
-        assert_eq!(ACK_MIN_LEN, 50);
-        assert_eq!(MAX_ACK_LEN, 114);
+        assert_eq!(ACK_MIN_LEN, 52);
+        assert_eq!(MAX_ACK_LEN, 116);
         assert_eq!(KNOWN_FLAGS, 0x0f);
     }
 }

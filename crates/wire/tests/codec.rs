@@ -24,6 +24,7 @@ fn ack_pkt(n: u8) -> AckPacket {
         echo_flags: PacketFlags::PAIR_SECOND,
         ce_count: 3,
         pair_dispersion: 12_000,
+        price: 0xA1B2,
         ..Default::default()
     };
     for i in 0..n as usize {
@@ -66,7 +67,7 @@ fn data_round_trip() {
 #[test]
 fn data_layout_is_big_endian_as_documented() {
     let b = encoded_data(2);
-    assert_eq!(&b[0..4], b"DL\x04\x01");
+    assert_eq!(&b[0..4], b"DL\x05\x01");
     assert_eq!(&b[4..8], &[0xDE, 0xAD, 0xBE, 0xEF]);
     assert_eq!(&b[8..16], &[1, 2, 3, 4, 5, 6, 7, 8]);
     assert_eq!(&b[16..20], &[0, 0, 0, 2]);
@@ -81,7 +82,9 @@ fn ack_round_trip_every_sack_count() {
     for n in 0..=MAX_SACK as u8 {
         let b = encoded_ack(n);
         assert_eq!(b.len(), ack_len(n as usize));
-        assert_eq!(&b[0..4], b"DL\x04\x02");
+        assert_eq!(&b[0..4], b"DL\x05\x02");
+        // the price is the last field, big-endian
+        assert_eq!(&b[b.len() - 2..], &[0xA1, 0xB2]);
         assert_eq!(b[16], n);
         assert_eq!(decode(&b).unwrap(), Decoded::Ack(ack_pkt(n)));
     }
@@ -171,8 +174,11 @@ fn bad_magic_version_and_type() {
     b[0] = b'X';
     assert_eq!(decode(&b).unwrap_err(), WireError::BadMagic([b'X', b'L']));
     let mut b = encoded_ack(1);
-    b[2] = 5;
-    assert_eq!(decode(&b).unwrap_err(), WireError::UnsupportedVersion(5));
+    b[2] = 6;
+    assert_eq!(decode(&b).unwrap_err(), WireError::UnsupportedVersion(6));
+    // version 4 (ACKs without the price) is refused
+    b[2] = 4;
+    assert_eq!(decode(&b).unwrap_err(), WireError::UnsupportedVersion(4));
     // version 3 (a resume response named one offset, before issue 34's
     // held ranges) is refused
     b[2] = 3;
@@ -407,6 +413,7 @@ fn property_random_packets_round_trip_and_corruption_never_panics() {
                 echo_flags: PacketFlags(rng.next() as u8 & KNOWN_FLAGS),
                 ce_count: rng.next(),
                 pair_dispersion: rng.next(),
+                price: rng.next() as u16,
                 ..Default::default()
             };
             for i in 0..a.n_sack as usize {

@@ -1,0 +1,237 @@
+//! ADPM price marking of real packets (thesis chapter 5; Andrew, Hanly,
+//! Chan and Cui 2006): the link computes RCP's rate with the simulator's
+//! own [`RcpPrice`] and marks an ADPM-capable packet (ECN 01 -> 10, header
+//! checksum updated) when the price exceeds the packet's probe type.
+//!
+//! The probe type is the bit-reversed low 16 bits of the dropless packet
+//! number ([`dropless_cc::adpm::threshold`]), read from the plaintext data
+//! header inside the UDP payload: the number the receiver decodes with, as
+//! in the simulator. The thesis takes the probe type from the IP ID, which
+//! a router sees and a kernel receiver could read; a UDP socket's receiver
+//! cannot read the IP ID, and Linux sets it itself (0 or a per-socket
+//! counter), so a user-space sender cannot choose it. Sealed datagrams
+//! carry their packet number encrypted and are not price-marked (a sender
+//! driven by prices runs with `--insecure` for now).
+
+use dropless_cc::adpm;
+use dropless_cc::Time;
+use dropless_sim::rcp_price::{RcpConfig, RcpPrice};
+
+/// The price an emulated direction computes and marks.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum PriceConfig {
+    /// No price, nothing marked (the default).
+    #[default]
+    None,
+    /// RCP's rate carried as ADPM's price ([`RcpPrice`]).
+    Rcp(RcpConfig),
+}
+
+impl PriceConfig {
+    /// Checks the parameters; the error names the `--price-*` flag.
+    pub fn validate(&self) -> Result<(), String> {
+        let PriceConfig::Rcp(c) = self else {
+            return Ok(());
+        };
+        if !(c.rtt_s > 0.0 && c.rtt_s <= 100.0) {
+            return Err(format!(
+                "price-rtt: found {} s, expected from above 0 to 100 s",
+                c.rtt_s
+            ));
+        }
+        if !(1..=10 * dropless_cc::SECOND).contains(&c.interval) {
+            return Err(format!(
+                "price-interval: found {} ns, expected from 1 ns to 10 s",
+                c.interval
+            ));
+        }
+        if !(c.alpha > 0.0 && c.alpha <= 10.0) {
+            return Err(format!(
+                "price-alpha: found {}, expected a gain above 0, at most 10",
+                c.alpha
+            ));
+        }
+        if !(c.beta >= 0.0 && c.beta <= 10.0) {
+            return Err(format!(
+                "price-beta: found {}, expected a gain from 0 to 10",
+                c.beta
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One direction's price state.
+pub(crate) struct PriceMark {
+    rcp: RcpPrice,
+}
+
+impl PriceMark {
+    /// The state for `cfg` on a link of `rate_bps`; `None` without a price.
+    pub fn new(cfg: &PriceConfig, rate_bps: f64) -> Option<PriceMark> {
+        match cfg {
+            PriceConfig::None => None,
+            PriceConfig::Rcp(c) => Some(PriceMark {
+                rcp: RcpPrice::new(*c, rate_bps),
+            }),
+        }
+    }
+
+    /// The current rate R, bits/s.
+    pub fn rate_bps(&self) -> f64 {
+        self.rcp.rate_bps()
+    }
+
+    /// A packet arrives at `now` with `queued_bytes` in the queue: it counts
+    /// towards the link's input rate, and it is price-marked if it is a
+    /// dropless data packet sent ADPM-capable whose probe type is below the
+    /// price. Returns whether it was marked.
+    pub fn on_arrival(&mut self, now: Time, queued_bytes: u64, p: &mut [u8]) -> bool {
+        let price = self.rcp.on_arrival(now, p.len() as u32, queued_bytes);
+        match probe_number(p) {
+            Some(seq) if adpm::marks(price, adpm::threshold(seq as u16)) => {
+                set_ecn(p, adpm::UNMARKED, adpm::MARKED)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The dropless packet number of an IPv4/UDP datagram carrying a plaintext
+/// dropless data packet (magic "DL", type 1) whose IP ECN field is 01;
+/// `None` for anything else.
+pub fn probe_number(p: &[u8]) -> Option<u64> {
+    if p.len() < 20 || p[0] >> 4 != 4 || p[1] & 0x03 != adpm::UNMARKED || p[9] != 17 {
+        return None;
+    }
+    let ihl = usize::from(p[0] & 0x0f) * 4;
+    // A fragment other than the first carries no UDP header.
+    if ihl < 20 || u16::from_be_bytes([p[6], p[7]]) & 0x1fff != 0 {
+        return None;
+    }
+    let d = p.get(ihl + 8..ihl + 8 + 16)?;
+    if d[0..2] != *b"DL" || d[3] != 1 {
+        return None;
+    }
+    Some(u64::from_be_bytes(d[8..16].try_into().ok()?))
+}
+
+/// Changes an IPv4 packet's ECN field from `from` to `to`, updating the
+/// header checksum (RFC 1624 eq. 3); false, the packet untouched, if it is
+/// not IPv4 or its field is not `from`.
+pub fn set_ecn(p: &mut [u8], from: u8, to: u8) -> bool {
+    if p.len() < 20 || p[0] >> 4 != 4 || (p[0] & 0x0f) < 5 || p[1] & 0x03 != from {
+        return false;
+    }
+    let old = u16::from_be_bytes([p[0], p[1]]);
+    p[1] = (p[1] & !0x03) | (to & 0x03);
+    let new = u16::from_be_bytes([p[0], p[1]]);
+    // HC' = ~(~HC + ~m + m'), ones' complement sums.
+    let hc = u16::from_be_bytes([p[10], p[11]]);
+    let mut sum = (!hc as u32) + (!old as u32) + new as u32;
+    while sum >> 16 != 0 {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    p[10..12].copy_from_slice(&(!(sum as u16)).to_be_bytes());
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An IPv4/UDP packet with ECN field `ecn` carrying a dropless data
+    /// header of packet number `seq`.
+    pub(crate) fn dropless_data(ecn: u8, seq: u64) -> Vec<u8> {
+        let mut p = vec![0u8; 20 + 8 + 30 + 100];
+        p[0] = 0x45;
+        p[1] = ecn;
+        let n = p.len() as u16;
+        p[2..4].copy_from_slice(&n.to_be_bytes());
+        p[8] = 64;
+        p[9] = 17;
+        let ck = checksum(&p[..20]);
+        p[10..12].copy_from_slice(&ck.to_be_bytes());
+        p[28..32].copy_from_slice(b"DL\x04\x01");
+        p[36..44].copy_from_slice(&seq.to_be_bytes());
+        p
+    }
+
+    pub(crate) fn checksum(h: &[u8]) -> u16 {
+        let mut s: u32 = 0;
+        for (i, w) in h.chunks(2).enumerate() {
+            if i != 5 {
+                s += u32::from(u16::from_be_bytes([w[0], w[1]]));
+            }
+        }
+        while s >> 16 != 0 {
+            s = (s & 0xffff) + (s >> 16);
+        }
+        !(s as u16)
+    }
+
+    #[test]
+    fn reads_the_packet_number_of_adpm_capable_dropless_data_only() {
+        assert_eq!(
+            probe_number(&dropless_data(1, 0x1234_5678)),
+            Some(0x1234_5678)
+        );
+        // ECT(0), CE, Not-ECT: not ADPM-capable (or already marked)
+        for e in [0, 2, 3] {
+            assert_eq!(probe_number(&dropless_data(e, 7)), None);
+        }
+        // an ACK, a sealed datagram, a TCP packet, a later fragment
+        let mut p = dropless_data(1, 7);
+        p[31] = 2;
+        assert_eq!(probe_number(&p), None);
+        p[31] = 5;
+        assert_eq!(probe_number(&p), None);
+        let mut p = dropless_data(1, 7);
+        p[9] = 6;
+        assert_eq!(probe_number(&p), None);
+        let mut p = dropless_data(1, 7);
+        p[7] = 1;
+        assert_eq!(probe_number(&p), None);
+        assert_eq!(probe_number(&dropless_data(1, 7)[..40]), None);
+    }
+
+    #[test]
+    fn marks_probes_below_the_price_and_keeps_the_checksum_valid() {
+        // A link at 1 Gb/s starts at R = C: price rcp_price(1e9).
+        let cfg = PriceConfig::Rcp(RcpConfig::default());
+        let mut m = PriceMark::new(&cfg, 1e9).unwrap();
+        let price =
+            dropless_cc::price_map::rcp_price(1e9, 1e3, dropless_cc::price_map::RCP_MAX_BPS);
+        let mut marked = 0;
+        for seq in 0..1000u64 {
+            let mut p = dropless_data(1, seq);
+            let did = m.on_arrival(0, 0, &mut p);
+            let want = adpm::threshold(seq as u16) < price;
+            assert_eq!(did, want, "seq {seq}");
+            assert_eq!(p[1] & 3, if want { adpm::MARKED } else { adpm::UNMARKED });
+            assert_eq!(u16::from_be_bytes([p[10], p[11]]), checksum(&p[..20]));
+            marked += u64::from(did);
+        }
+        assert!(marked > 0 && marked < 1000);
+        // marked packets are not marked again, ECT(0) and CE are left alone
+        let mut p = dropless_data(2, 1);
+        assert!(!m.on_arrival(0, 0, &mut p));
+        assert_eq!(p[1] & 3, 2);
+    }
+
+    #[test]
+    fn bad_parameters_name_the_flag() {
+        let bad = |c: RcpConfig| PriceConfig::Rcp(c).validate().unwrap_err();
+        let d = RcpConfig::default();
+        assert!(bad(RcpConfig { rtt_s: 0.0, ..d }).starts_with("price-rtt:"));
+        assert!(bad(RcpConfig { interval: 0, ..d }).starts_with("price-interval:"));
+        assert!(bad(RcpConfig { alpha: -1.0, ..d }).starts_with("price-alpha:"));
+        assert!(bad(RcpConfig {
+            beta: f64::NAN,
+            ..d
+        })
+        .starts_with("price-beta:"));
+        assert!(PriceConfig::Rcp(d).validate().is_ok());
+        assert!(PriceConfig::None.validate().is_ok());
+    }
+}
