@@ -155,6 +155,10 @@ def _token_mode():
         os.environ["RAY_AUTH_MODE"] = "token"
 
 
+# Tries of a Ray Client connection whose per-client server failed to start.
+_CLIENT_TRIES = 4
+
+
 def _ray_init(address: Optional[str]):
     if address and address != "auto" and "ray" not in __import__("sys").modules:
         _token_mode()  # before Ray is imported: it reads RAY_AUTH_MODE once
@@ -177,12 +181,28 @@ def _ray_init(address: Optional[str]):
         return ray, True
     # Ray's C++ client writes a warning a second to the process's stderr while
     # a cluster refuses it (about 20 s): held back, and told as one line.
+    #
+    # A Ray Client proxy (ray://) starts one server process per client; on a
+    # busy head that process sometimes exits at once and the proxy answers
+    # "Starting Ray client server failed" (Ray 2.x, seen under full CPU load
+    # in about one connection in four). The next connection gets a new
+    # process, so that one failure is tried again, at most _CLIENT_TRIES times.
     with _held_stderr() as held:
-        try:
-            ray.init(address=address, logging_level="ERROR", log_to_driver=False)
-            failure = None
-        except Exception as e:  # Ray raises ConnectionError, ValueError, RuntimeError ... by case
-            failure = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        for attempt in range(_CLIENT_TRIES):
+            try:
+                ray.init(address=address, logging_level="ERROR", log_to_driver=False)
+                failure = None
+            except Exception as e:  # Ray raises ConnectionError, ValueError, RuntimeError ... by case
+                # Every line, joined: Ray Client puts the reason on the lines
+                # after "Initialization failure from server:".
+                failure = " ".join(str(e).split()) or type(e).__name__
+            if failure is None or "Starting Ray client server failed" not in failure:
+                break
+            try:
+                ray.shutdown()
+            except Exception:
+                pass
+            __import__("time").sleep(1.0 + attempt)
     said = held.text()
     if failure is None:
         if said:
