@@ -143,6 +143,31 @@
 //!   step in units of the capacity, not of the flow's own rate: after an
 //!   overshoot's drain left a flow at a fifth of the link, 5 % of its own
 //!   rate per probe took 9 s to get back on the real path).
+//!   Above half the capacity (`pulse`, on by default) the probe is a pulse
+//!   sized by the MBS, not a step kept for rounds. Seed 000: "any burst
+//!   sent into the network that exceeds the MBS will potentially cause a
+//!   router on the path to drop packets", and the MBS "is also called
+//!   effective queue size" (seed 001 §II): it is what the flow has
+//!   measured the buffer to hold for it. A probe kept for a round trip
+//!   puts `step x RTT` into the queue before the first delay comes back
+//!   (50 Mb/s x 80 ms: 333 packets, in a buffer of 20 or 200), so the
+//!   pulse is `n = MBS (r + step) / step` packets at `r + step`: its excess
+//!   over the pace `r` is one MBS, and whatever the available bandwidth
+//!   the queue it adds is at most one MBS. Its own packets' queueing delay
+//!   is the signal, against the packets sent in the same length of time
+//!   before it (no fixed threshold): a rise `R` over the pulse's duration
+//!   `T` means the bottleneck received `R C` bytes more than it sent, so
+//!   the available bandwidth is `r + step - R C / T` (self-loading, as
+//!   [`available_bandwidth`]); no rise beyond one packet time means at
+//!   least `r + step`. The pace moves up to that (less the margin when it
+//!   was measured), never down: a pulse looks for room, and a standing
+//!   queue still says when the room shrank. A standing queue before the
+//!   next probe after a pulse that raised the pace is that step's own (the
+//!   pulse read the room high): the pace returns below the one the quiet
+//!   rounds before it held, without a yield. Below half the capacity the
+//!   step is kept as before: there the flow may share with PDA flows that
+//!   yield only to a standing queue (a probe that returned on its own
+//!   queue took shuffle.toml's smallest Jain from 0.83 to 0.43).
 //! * **Start-up bounded by the capacity and the buffer**: the start-up rate
 //!   stops at `C (1 - margin)`, as a probe does (at the capacity itself
 //!   the bursts' queue never drains); a start-up drop in a round whose
@@ -459,7 +484,8 @@ struct Pulse {
     t0: Time,
     t1: Time,
     started: bool,
-    /// Largest queueing delay of the baseline's packets and of the pulse's.
+    /// Sums of the queueing delays of the baseline's packets and of the
+    /// pulse's, nanoseconds (their means are compared).
     pre_q: Time,
     q: Time,
     pre_n: u32,
@@ -1042,7 +1068,8 @@ impl Pda {
     /// pulse's length before it), in it, or after it. The first packet
     /// sent after the pulse judges it: the pulse sent `to = from + step`
     /// for `dur`, and its packets' queueing delay rose `rise` above the
-    /// baseline's (less one packet time, the granularity of a queue), so
+    /// baseline's (twice the difference of their means, less one packet
+    /// time, the granularity of a queue), so
     /// the bottleneck (capacity `C`) received `rise C` bytes more than it
     /// sent, and the available bandwidth is `to - rise C / dur`
     /// (self-loading, as [`available_bandwidth`]). No rise: the room is at
@@ -1055,13 +1082,13 @@ impl Pda {
         let p = &mut self.pulse;
         if st < p.t0 {
             if st + p.len >= p.t0 {
-                p.pre_q = p.pre_q.max(q);
+                p.pre_q += q;
                 p.pre_n += 1;
             }
             return;
         }
         if p.t1 == 0 || st <= p.t1 {
-            p.q = p.q.max(q);
+            p.q += q;
             p.n += 1;
             return;
         }
@@ -1071,7 +1098,16 @@ impl Pda {
             // Nothing to compare, or the pace moved since: no verdict.
             return;
         }
-        let rise = p.q.saturating_sub(p.pre_q).saturating_sub(self.pkt_time());
+        // The queue the pulse adds grows from nothing at its first packet
+        // to its largest at its last, so the mean over its packets is half
+        // of it: twice the mean above the baseline's is the rise. (Means,
+        // not maxima: with Poisson cross traffic the largest delay of a
+        // 10-ms window moves by more than one MBS from window to window,
+        // and a pulse compared by maxima raised the pace to 741 Mb/s of
+        // 700 available.)
+        let mean = |sum: Time, n: u32| sum / Time::from(n);
+        let rise = (2 * mean(p.q, p.n).saturating_sub(mean(p.pre_q, p.pre_n)))
+            .saturating_sub(self.pkt_time());
         let to = p.from + p.step;
         let dur = (p.t1 - p.t0).max(1) as f64 * 1e-9;
         let a = (to - rise as f64 * 1e-9 * c / dur).clamp(0.0, to);
