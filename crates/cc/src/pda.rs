@@ -868,7 +868,7 @@ impl Pda {
                     // above the capacity: back to just below it, no yield.
                     self.quiet = 0;
                     self.set_rate(c * (1.0 - 2.0 * self.cfg.margin));
-                } else if qmin > qt && self.pulse_from > 0.0 {
+                } else if qmin > qt && self.pulse_from > 0.0 && self.pulse_from < self.rate {
                     // A standing queue before the probe after a pulse that
                     // raised the pace: that step's own queue (the pulse read
                     // the room high), not new traffic. Back below the pace
@@ -879,6 +879,11 @@ impl Pda {
                     self.pulse_from = 0.0;
                 } else if qmin > qt {
                     // A standing queue: new traffic. Estimate what is left.
+                    // (The pace a pulse raised from is no longer a place to
+                    // return to: a flow that yielded below it and returned
+                    // there took the link back from a newcomer, Jain 0.65
+                    // with two flows 10 s apart at 20 ms in shuffle.toml.)
+                    self.pulse_from = 0.0;
                     self.avail = available_bandwidth(c, self.round_rate, d);
                     self.quiet = 0;
                     if self.yielded == 0 {
