@@ -984,6 +984,112 @@ mod tests {
         assert!(s.sojourn_sum_ns > 0 && s.aqm_queued + s.aqm_drops == 600);
     }
 
+    /// PIE on real packets: a burst of 30 packets, then arrivals at the
+    /// link's rate, hold about 30 ms of queue (twice PIE's 15 ms target);
+    /// nothing is signalled within PIE's 150 ms burst allowance, then ECT
+    /// packets are marked (header checksum valid) while the probability is
+    /// at most 10 % and Not-ECT packets are only ever dropped; the same
+    /// arrivals give the same verdicts (seeded, no clock).
+    #[test]
+    fn pie_signals_a_growing_queue_on_real_packets() {
+        use dropless_sim::pie::PieConfig;
+        let run = |tos: u8| {
+            let mut l = with_queue(QueueConfig::Pie(PieConfig {
+                ecn: true,
+                ..PieConfig::default()
+            }));
+            let mut verdicts = Vec::new();
+            for i in 0..3000u64 {
+                let now = i.saturating_sub(30) * MILLISECOND;
+                verdicts.push(l.push(now, ipv4_len(tos, 1000)));
+                while let Some(p) = l.pop(now) {
+                    assert_eq!(checksum(&p[..20]), 0);
+                    l.recycle(p);
+                }
+            }
+            (verdicts, l.stats().clone())
+        };
+        let (v, s) = run(0x02);
+        assert!(s.marked > 0 && s.overflows == 0, "{s:?}");
+        assert_eq!(run(0x02).0, v, "deterministic");
+        let first = v
+            .iter()
+            .position(|x| !matches!(x, Verdict::Queued { marked: false }))
+            .unwrap();
+        // Arrival i (from 30 on) is at i - 30 ms: the burst allowance
+        // lasts 150 ms.
+        assert!(first >= 180, "first signal at packet {first}");
+        // Marks come before any drop of an ECT packet (RFC 8033 §5.1).
+        if let Some(d) = v.iter().position(|x| *x == Verdict::Dropped) {
+            assert!(d > first, "an ECT packet dropped before the first mark");
+        }
+        let (v, s) = run(0x00);
+        assert!(s.aqm_drops > 0 && s.marked == 0, "{s:?}");
+        assert!(v.iter().all(|x| *x != Verdict::Queued { marked: true }));
+    }
+
+    /// The queue a discipline sees is the emulated FIFO's: the packet in
+    /// service and those in the delay line do not count as waiting. With
+    /// DCTCP's step at K = 1, the third of packets arriving together finds
+    /// one in service and one waiting (not above K), the fourth two waiting
+    /// (marked); once the link has sent two of them (fake clock at 2.5 ms),
+    /// one is in service and one waits, so the next arrival is not marked;
+    /// and once all have left the queue (still in the 10 ms delay line)
+    /// nothing waits.
+    #[test]
+    fn the_discipline_sees_only_the_packets_waiting() {
+        use dropless_sim::step_mark::StepConfig;
+        let mut l = with_queue(QueueConfig::Step(StepConfig { k: 1, ecn: true }));
+        let q = |marked| Verdict::Queued { marked };
+        // 1000 bytes at 1 byte/us: 1 ms of service each.
+        assert_eq!(l.push(0, ipv4_len(0x02, 1000)), q(false)); // in service
+        assert_eq!(l.push(0, ipv4_len(0x02, 1000)), q(false)); // 1 waiting
+        assert_eq!(l.push(0, ipv4_len(0x02, 1000)), q(false)); // 1 waiting: not > K
+        assert_eq!(l.push(0, ipv4_len(0x02, 1000)), q(true)); // 2 waiting
+                                                              // At 2.5 ms: two sent, the third in service, the fourth waiting.
+        assert_eq!(l.push(2_500 * US, ipv4_len(0x02, 1000)), q(false));
+        assert_eq!(l.push(2_500 * US, ipv4_len(0x02, 1000)), q(true));
+        // At 7 ms all six have left the queue (the last at 6 ms) and are in
+        // the 10 ms delay line: the link is idle.
+        for _ in 0..3 {
+            assert_eq!(l.push(7 * MILLISECOND, ipv4_len(0x02, 1000)), q(false));
+        }
+        assert_eq!(l.push(7 * MILLISECOND, ipv4_len(0x02, 1000)), q(true));
+        assert_eq!(l.stats().marked, 3);
+    }
+
+    /// Cross traffic shares the queue the discipline sees: a constant
+    /// stream at twice the link's rate keeps packets waiting, so a real ECT
+    /// packet arriving later is marked by the step, where without it the
+    /// same packet finds an idle link.
+    #[test]
+    fn cross_traffic_counts_in_the_disciplines_queue() {
+        use dropless_sim::step_mark::StepConfig;
+        let run = |cross: Option<CrossConfig>| {
+            let mut l = Link::new(LinkConfig {
+                buffer_bytes: 1_000_000,
+                queue: QueueConfig::Step(StepConfig { k: 5, ecn: true }),
+                cross,
+                ..cfg()
+            });
+            let first = l.push(0, ipv4_len(0x02, 1000));
+            let later = l.push(50 * MILLISECOND, ipv4_len(0x02, 1000));
+            (first, later, l.stats().cross_in)
+        };
+        let (first, later, cross_in) = run(None);
+        assert_eq!(first, Verdict::Queued { marked: false });
+        assert_eq!(later, Verdict::Queued { marked: false });
+        assert_eq!(cross_in, 0);
+        let (_, later, cross_in) = run(Some(CrossConfig {
+            kind: CrossKind::Constant,
+            rate_bps: 16e6,
+            packet_bytes: 1000,
+            seed: 1,
+        }));
+        assert!(cross_in > 50, "{cross_in}");
+        assert_eq!(later, Verdict::Queued { marked: true });
+    }
+
     /// Bad discipline parameters are refused naming the command-line flag.
     #[test]
     fn bad_queue_parameters_name_the_flag() {
