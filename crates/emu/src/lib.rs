@@ -231,6 +231,9 @@ pub struct Link {
     mtu: u32,
     /// The price's state; `None`: no price.
     price: Option<Box<price_mark::PriceMark>>,
+    /// A price or a queue discipline is configured: arrivals take
+    /// [`Link::push_to_disciplines`].
+    disciplines: bool,
 }
 
 /// How late a [`Link`]'s packets were delivered, from [`Link::lateness`].
@@ -259,6 +262,7 @@ impl Link {
             aqm: aqm::Aqm::new(&cfg.queue, cfg.rate_bps, cfg.seed ^ 0xA011_D15C).map(Box::new),
             mtu: 0,
             price: price_mark::PriceMark::new(&cfg.price, cfg.rate_bps).map(Box::new),
+            disciplines: cfg.queue != QueueConfig::DropTail || cfg.price != PriceConfig::None,
             cfg,
             entries: VecDeque::new(),
             first_queued: 0,
@@ -377,12 +381,30 @@ impl Link {
         self.cross_until(now);
         self.advance(now);
         self.stats.packets_in += 1;
-        let len = buf.len() as u64;
         if self.cfg.loss > 0.0 && self.rng.gen::<f64>() < self.cfg.loss {
             self.stats.lost += 1;
             self.recycle(buf);
             return Verdict::Lost;
         }
+        if self.disciplines {
+            return self.push_to_disciplines(now, buf);
+        }
+        // A drop-tail link: one test more than before the disciplines
+        // (docs/performance.md, the emulator's drop-tail path).
+        if self.overflows(buf.len() as u64) {
+            self.recycle(buf);
+            return Verdict::Overflow;
+        }
+        let marked = self.step_mark(&mut buf);
+        self.enqueue(now, buf, marked)
+    }
+
+    /// `push` past the random loss on a link with a price or a queue
+    /// discipline: the price counts every arrival, then the buffer, then
+    /// the discipline decides.
+    #[cold]
+    #[inline(never)]
+    fn push_to_disciplines(&mut self, now: Time, mut buf: Vec<u8>) -> Verdict {
         if let Some(pm) = self.price.as_deref_mut() {
             // Every arrival counts towards the link's input rate, as in the
             // simulator's links.
@@ -390,8 +412,7 @@ impl Link {
                 self.stats.price_marked += 1;
             }
         }
-        if self.queued_bytes + len > self.cfg.buffer_bytes {
-            self.stats.overflows += 1;
+        if self.overflows(buf.len() as u64) {
             self.recycle(buf);
             return Verdict::Overflow;
         }
@@ -407,11 +428,33 @@ impl Link {
                 AqmVerdict::Enqueue => {}
             }
         }
-        let marked = marked
-            || self
-                .cfg
-                .mark_above
-                .is_some_and(|k| self.queued_bytes > k && mark_ce(&mut buf));
+        let marked = marked || self.step_mark(&mut buf);
+        self.enqueue(now, buf, marked)
+    }
+
+    /// Whether `len` more bytes would overflow the buffer (counted).
+    #[inline(always)]
+    fn overflows(&mut self, len: u64) -> bool {
+        let full = self.queued_bytes + len > self.cfg.buffer_bytes;
+        if full {
+            self.stats.overflows += 1;
+        }
+        full
+    }
+
+    /// `--mark-above`: sets an ECN-capable packet to CE when more than the
+    /// threshold is queued.
+    #[inline(always)]
+    fn step_mark(&mut self, buf: &mut [u8]) -> bool {
+        self.cfg
+            .mark_above
+            .is_some_and(|k| self.queued_bytes > k && mark_ce(buf))
+    }
+
+    /// Queues an accepted packet behind the others.
+    #[inline(always)]
+    fn enqueue(&mut self, now: Time, buf: Vec<u8>, marked: bool) -> Verdict {
+        let len = buf.len() as u64;
         if marked {
             self.stats.marked += 1;
         }
@@ -434,7 +477,6 @@ impl Link {
     /// `now` (after `advance(now)`); a mark is applied to the header here,
     /// and a mark the header cannot take (not ECN-capable IPv4) becomes a
     /// drop. Counts the packet's waiting time if it is not dropped.
-    #[cold]
     fn aqm_verdict(&mut self, now: Time, buf: &mut [u8]) -> AqmVerdict {
         let len = buf.len() as u32;
         self.mtu = self.mtu.max(len);
