@@ -12,7 +12,8 @@
 # rate per packet offered (queue drops, buffer overflows and CE marks) and
 # the CE marks' share of the packets offered, the
 # goodput, the mean sojourn (arrival to service start) and, for real runs,
-# the 99th percentile of how late the emulator handed the data packets over
+# the standing sojourn (each 100-ms window's smallest waiting time,
+# averaged: what CoDel holds at its target), the 99th percentile of how late the emulator handed the data packets over
 # (its own timing error) and the load average when the run ended (real-path
 # numbers depend on both: the emulator shares the cores with everything
 # else).
@@ -92,8 +93,8 @@ sim_args() {
     fi
 }
 
-echo "| queue | run | mean waiting, pkts | drop/mark rate | CE marks | goodput Mb/s | mean sojourn ms | late p99 us | load (1 min) |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| queue | run | mean waiting, pkts | drop/mark rate | CE marks | goodput Mb/s | mean sojourn ms | standing sojourn ms | late p99 us | load (1 min) |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for q in "${QUEUES[@]}"; do
     for run in $(seq "$RUNS"); do
         # shellcheck disable=SC2046 # emu_args prints options
@@ -126,7 +127,8 @@ soj = float(re.search(r"mean sojourn ([\d.]+) ms", line).group(1))
 late = re.search(r"99th percentile ([\d.]+) us", line).group(1)
 wait = float(re.search(r"mean waiting ([\d.]+) packets", line).group(1))
 ce = n(r"(\d+) CE-marked")
-print(f"| {q} | real {run} | {wait:.1f} | {signals / offered:.5f} | {ce / offered:.5f} | {mbps:.2f} | {soj:.2f} | {late} | {load} |")
+standing = float(re.search(r"standing sojourn ([\d.]+) ms", line).group(1))
+print(f"| {q} | real {run} | {wait:.1f} | {signals / offered:.5f} | {ce / offered:.5f} | {mbps:.2f} | {soj:.2f} | {standing:.2f} | {late} | {load} |")
 EOF
     done
     rtt_us=$((40000 + HOST_US))
@@ -147,6 +149,6 @@ marks = float(last["marks"])
 offered = float(last["departed"]) + drops
 mbps = sum(f["goodput_bps"] for f in s["flows"]) / 1e6
 soj = s["bottlenecks"][0].get("mean_sojourn_s", float("nan")) * 1e3
-print(f"| {q} | sim | {wait:.1f} | {(drops + marks) / offered:.5f} | {marks / offered:.5f} | {mbps:.2f} | {soj:.2f} | | |")
+print(f"| {q} | sim | {wait:.1f} | {(drops + marks) / offered:.5f} | {marks / offered:.5f} | {mbps:.2f} | {soj:.2f} | (not reported) | | |")
 EOF
 done

@@ -310,12 +310,14 @@ fn line(dir: &str, l: &Link) -> String {
         if l.config().queue != QueueConfig::DropTail && s.aqm_queued > 0 {
             let span = (s.last_arrival - s.first_arrival).max(1) as f64;
             format!(
-                "; {}: {} dropped, {} packets queued, mean sojourn {:.3} ms, mean waiting {:.2} packets",
+                "; {}: {} dropped, {} packets queued, mean sojourn {:.3} ms, mean waiting {:.2} packets, standing sojourn {:.3} ms (smallest per 100 ms, {} windows)",
                 l.config().queue.name(),
                 s.aqm_drops,
                 s.aqm_queued,
                 s.sojourn_sum_ns as f64 / s.aqm_queued as f64 / 1e6,
-                s.sojourn_sum_ns as f64 / span
+                s.sojourn_sum_ns as f64 / span,
+                s.standing_sum_ns as f64 / s.standing_windows.max(1) as f64 / 1e6,
+                s.standing_windows
             )
         } else {
             String::new()

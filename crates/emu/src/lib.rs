@@ -179,6 +179,14 @@ pub struct LinkStats {
     /// time they span, the time-averaged number of packets waiting
     /// (Little's law).
     pub sojourn_sum_ns: u128,
+    /// The standing sojourn: over consecutive windows of
+    /// [`STANDING_WINDOW`] (each opened by the first packet let in after
+    /// the last one closed), the sum of each window's smallest waiting
+    /// time, ns (CoDel's measure of the standing queue, RFC 8289 §3); the
+    /// window still open is not counted.
+    pub standing_sum_ns: u128,
+    /// Windows in `standing_sum_ns`.
+    pub standing_windows: u64,
     /// First and last arrival seen, ns (the shell's clock).
     pub first_arrival: Time,
     /// See `first_arrival`.
@@ -234,7 +242,14 @@ pub struct Link {
     /// A price or a queue discipline is configured: arrivals take
     /// [`Link::push_to_disciplines`].
     disciplines: bool,
+    /// The open standing-sojourn window: when it closes, and the smallest
+    /// waiting time in it (`None`: no window open).
+    standing: Option<(Time, Time)>,
 }
+
+/// The window over which [`LinkStats::standing_sum_ns`] takes the smallest
+/// waiting time: CoDel's default interval (RFC 8289 §4.3), 100 ms.
+pub const STANDING_WINDOW: Time = 100 * dropless_cc::MILLISECOND;
 
 /// How late a [`Link`]'s packets were delivered, from [`Link::lateness`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -263,6 +278,7 @@ impl Link {
             mtu: 0,
             price: price_mark::PriceMark::new(&cfg.price, cfg.rate_bps).map(Box::new),
             disciplines: cfg.queue != QueueConfig::DropTail || cfg.price != PriceConfig::None,
+            standing: None,
             cfg,
             entries: VecDeque::new(),
             first_queued: 0,
@@ -510,8 +526,19 @@ impl Link {
                 self.stats.first_arrival = now;
             }
             self.stats.aqm_queued += 1;
-            self.stats.sojourn_sum_ns += (self.last_depart.max(now) - now) as u128;
+            let wait = self.last_depart.max(now) - now;
+            self.stats.sojourn_sum_ns += wait as u128;
             self.stats.last_arrival = now;
+            self.standing = match self.standing {
+                Some((end, min)) if now < end => Some((end, min.min(wait))),
+                closed => {
+                    if let Some((_, min)) = closed {
+                        self.stats.standing_sum_ns += min as u128;
+                        self.stats.standing_windows += 1;
+                    }
+                    Some((now + STANDING_WINDOW, wait))
+                }
+            };
         }
         v
     }
@@ -1130,6 +1157,35 @@ mod tests {
         }));
         assert!(cross_in > 50, "{cross_in}");
         assert_eq!(later, Verdict::Queued { marked: true });
+    }
+
+    /// The standing sojourn is each 100-ms window's smallest waiting time:
+    /// five packets at once (waits 0 to 4 ms), then one per millisecond at
+    /// the link's rate (each waits 4 ms). The first window's smallest wait
+    /// is 0, the next two's 4 ms; the window still open is not counted.
+    #[test]
+    fn the_standing_sojourn_is_the_smallest_wait_per_window() {
+        use dropless_sim::step_mark::StepConfig;
+        let mut l = with_queue(QueueConfig::Step(StepConfig {
+            k: 1_000_000,
+            ecn: true,
+        }));
+        for _ in 0..5 {
+            l.push(0, ipv4_len(0x02, 1000));
+        }
+        for k in 1..=350u64 {
+            l.push(k * MILLISECOND, ipv4_len(0x02, 1000));
+        }
+        let s = l.stats();
+        assert_eq!(s.standing_windows, 3);
+        assert_eq!(s.standing_sum_ns, 8 * MILLISECOND as u128);
+        // The mean waiting time counts every packet (the burst's too).
+        assert_eq!(s.sojourn_sum_ns, (10 + 350 * 4) * MILLISECOND as u128);
+        // A drop-tail link keeps no such counters.
+        let mut d = Link::new(cfg());
+        d.push(0, ipv4_len(0x02, 1000));
+        d.push(200 * MILLISECOND, ipv4_len(0x02, 1000));
+        assert_eq!(d.stats().standing_windows, 0);
     }
 
     /// Bad discipline parameters are refused naming the command-line flag.
