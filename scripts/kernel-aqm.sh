@@ -32,7 +32,7 @@
 # Needs root, iproute2, iperf3 and python3. Not part of CI.
 #
 # Usage: sudo scripts/kernel-aqm.sh [-n RUNS] [-t TIME] [-c CC] [-e] [QUEUE ...]
-#   QUEUE is red, codel or pie (default all three):
+#   QUEUE is red, codel, pie or droptail (default the first three):
 #   sudo scripts/kernel-aqm.sh                 # reno, 3 runs of 20 s per queue
 #   sudo scripts/kernel-aqm.sh -n 1 -c cubic codel
 # Environment: DROPLESS (the binary; default target/release/dropless),
@@ -60,7 +60,7 @@ QUEUES=("$@")
 case "$TIME" in *s) TIME_S=${TIME%s} ;; *) echo "error: -t takes a time like 20s, not '$TIME'" >&2; exit 2 ;; esac
 case "$CC" in reno) SIMCC=newreno ;; cubic) SIMCC=cubic ;; *) echo "error: -c takes reno or cubic, not '$CC'" >&2; exit 2 ;; esac
 for q in "${QUEUES[@]}"; do
-    case "$q" in red | codel | pie) ;; *) echo "error: QUEUE '$q': expected red, codel or pie" >&2; exit 2 ;; esac
+    case "$q" in red | codel | pie | droptail) ;; *) echo "error: QUEUE '$q': expected red, codel, pie or droptail" >&2; exit 2 ;; esac
 done
 for tool in iperf3 python3; do
     command -v "$tool" >/dev/null || { echo "error: needs $tool" >&2; exit 2; }
@@ -77,8 +77,11 @@ emu_args() {
     red) echo "--queue red --red-min-th 20 --red-max-th 60 --red-max-p 0.1" ;;
     codel) echo "--queue codel" ;;
     pie) echo "--queue pie" ;;
+    # A step far above the 333-packet buffer never signals: drop-tail, with
+    # the discipline's counters (sojourn, standing sojourn) kept.
+    droptail) echo "--queue step --step-k 1000000" ;;
     esac
-    [ "$ECN" = 1 ] && echo "--aqm-ecn"
+    [ "$ECN" = 1 ] && [ "$1" != droptail ] && echo "--aqm-ecn"
     true
 }
 sim_args() {
@@ -87,7 +90,8 @@ sim_args() {
     red) echo "--set topology.bottleneck.red_min_th=20 --set topology.bottleneck.red_max_th=60 --set topology.bottleneck.red_max_p=0.1" ;;
     esac
     if [ "$ECN" = 1 ]; then
-        echo "--set topology.bottleneck.${1}_ecn=true --set flows[*].ecn=true"
+        [ "$1" != droptail ] && echo "--set topology.bottleneck.${1}_ecn=true"
+        echo "--set flows[*].ecn=true"
     else
         echo "--set flows[*].ecn=false"
     fi
@@ -148,7 +152,8 @@ drops = float(last["aqm_drops"]) + float(last["drops"])
 marks = float(last["marks"])
 offered = float(last["departed"]) + drops
 mbps = sum(f["goodput_bps"] for f in s["flows"]) / 1e6
-soj = s["bottlenecks"][0].get("mean_sojourn_s", float("nan")) * 1e3
-print(f"| {q} | sim | {wait:.1f} | {(drops + marks) / offered:.5f} | {marks / offered:.5f} | {mbps:.2f} | {soj:.2f} | (not reported) | | |")
+soj = s["bottlenecks"][0].get("mean_sojourn_s")
+soj = "(not reported)" if soj is None else f"{soj * 1e3:.2f}"
+print(f"| {q} | sim | {wait:.1f} | {(drops + marks) / offered:.5f} | {marks / offered:.5f} | {mbps:.2f} | {soj} | (not reported) | | |")
 EOF
 done
