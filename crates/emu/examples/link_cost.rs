@@ -5,7 +5,8 @@
 //! instruction count of the whole run (Valgrind's, as docs/performance.md
 //! measures) divided by the packets is the cost of `push` and `pop` per
 //! packet. With `QUEUE=codel` (or red, pie, step) the link has that
-//! discipline instead, for comparison.
+//! discipline instead, and with `LOSS=0.01` that random loss, for
+//! comparison.
 //!
 //! ```text
 //! cargo build --release -p dropless-emu --example link_cost
@@ -42,6 +43,9 @@ fn main() {
             "step" => Q::Step(Default::default()),
             _ => Q::DropTail,
         };
+    }
+    if let Ok(l) = std::env::var("LOSS") {
+        cfg.loss = l.parse().expect("LOSS: a probability");
     }
     cfg.validate().expect("a valid link");
     let mut link = Link::new(cfg);
