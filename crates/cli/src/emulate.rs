@@ -320,13 +320,20 @@ fn line(dir: &str, l: &Link) -> String {
         } else {
             String::new()
         },
-        match l.price_rate_bps() {
-            Some(r) => format!(
-                "; price: {} packets price-marked, RCP rate now {}",
-                s.price_marked,
-                fmt_rate(r)
-            ),
-            None => String::new(),
+        match (l.price_rate_bps(), l.price_totals()) {
+            (Some(r), Some(t)) => {
+                let n = t.updates.max(1) as f64;
+                format!(
+                    "; price: {} packets price-marked, RCP rate now {}, over {} updates mean rate {}, mean input {}, mean queue {:.0} bytes",
+                    s.price_marked,
+                    fmt_rate(r),
+                    t.updates,
+                    fmt_rate(t.rate_bps / n),
+                    fmt_rate(t.input_bps / n),
+                    t.queue_bytes / n
+                )
+            }
+            _ => String::new(),
         },
         if l.config().cross.is_some() {
             format!("; cross traffic: {} packets queued, {} dropped at the full buffer", s.cross_in, s.cross_overflows)

@@ -60,6 +60,21 @@ pub struct RcpPrice {
     price: f64,
     next: Time,
     bits: f64,
+    totals: RcpTotals,
+}
+
+/// Sums over a link's RCP updates, for diagnosis: their means say where
+/// the equilibrium `alpha (C - y) = beta q / d` settled.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RcpTotals {
+    /// Updates run (intervals, including those caught up without arrivals).
+    pub updates: u64,
+    /// Sum of the rate R after each update, bits/s.
+    pub rate_bps: f64,
+    /// Sum of the arrival rate y of each interval, bits/s.
+    pub input_bps: f64,
+    /// Sum of the queue q each update saw, bytes.
+    pub queue_bytes: f64,
 }
 
 impl RcpPrice {
@@ -72,12 +87,18 @@ impl RcpPrice {
             price: rcp_price(c_bps, RCP_MIN_BPS, RCP_MAX_BPS),
             next: cfg.interval,
             bits: 0.0,
+            totals: RcpTotals::default(),
         }
     }
 
     /// The current rate R, bits/s.
     pub fn rate_bps(&self) -> f64 {
         self.r_bps
+    }
+
+    /// Sums over the updates so far.
+    pub fn totals(&self) -> RcpTotals {
+        self.totals
     }
 
     /// The current price in [0, 1].
@@ -113,6 +134,10 @@ impl RcpPrice {
         let factor = 1.0 + (t / d) * (self.cfg.alpha * (c - y) - self.cfg.beta * q / d) / c;
         self.r_bps = (self.r_bps * factor.max(0.0)).clamp(RCP_MIN_BPS, c);
         self.price = rcp_price(self.r_bps, RCP_MIN_BPS, RCP_MAX_BPS);
+        self.totals.updates += 1;
+        self.totals.rate_bps += self.r_bps;
+        self.totals.input_bps += y;
+        self.totals.queue_bytes += queue_bytes as f64;
     }
 }
 
