@@ -305,6 +305,12 @@ impl Link {
         self.price.as_deref().map(price_mark::PriceMark::rate_bps)
     }
 
+    /// Sums over the price's updates (RCP's R, y and q); `None` without a
+    /// price.
+    pub fn price_totals(&self) -> Option<dropless_sim::rcp_price::RcpTotals> {
+        self.price.as_deref().map(price_mark::PriceMark::totals)
+    }
+
     /// The configuration.
     pub fn config(&self) -> &LinkConfig {
         &self.cfg
