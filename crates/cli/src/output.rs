@@ -485,3 +485,32 @@ impl serde::Serialize for StreamedSummary<'_> {
         m.end()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The streamed summary.json is the same text as the whole value
+    /// pretty-printed, on a run with several flows of two kinds.
+    #[test]
+    fn streamed_summary_equals_the_value_printed() {
+        let text = include_str!("../../../scenarios/parking-lot.toml");
+        let s = dropless_scenario::from_str(
+            text,
+            "parking-lot.toml",
+            &["duration=0.2s".into(), "flows[*].start=0s".into()],
+        )
+        .unwrap();
+        let r = s.simulation().unwrap().run();
+        assert!(r.flows.len() > 1);
+        let files = vec!["flows.csv".to_string()];
+        let dir = std::env::temp_dir().join(format!("dropless-summary-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("summary.json");
+        write_summary(&path, &s, &r, 1.5, &files).unwrap();
+        let streamed = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let held = serde_json::to_string_pretty(&summary(&s, &r, 1.5, &files)).unwrap() + "\n";
+        assert_eq!(streamed, held);
+    }
+}
