@@ -726,15 +726,10 @@ impl Sender {
 
     /// True if window and data allow sending now (ignoring pacing).
     fn window_open(&mut self) -> bool {
-        if self.tlp_probe {
-            // RFC 8985 §7.3: the probe leaves whatever the window.
+        // A tail loss probe also sets `fast_rtx`: one branch on the common
+        // path for both.
+        if self.fast_rtx && self.forced_send() {
             return true;
-        }
-        if self.fast_rtx {
-            if self.next_retransmit().is_some() {
-                return true;
-            }
-            self.fast_rtx = false;
         }
         // Outside recovery the pipe is the flight and no partial-ACK sends
         // are pending (they are granted in fast recovery only): one branch
@@ -750,6 +745,20 @@ impl Sender {
             (self.in_flight as f64) < self.window()
         };
         room && (self.next_retransmit().is_some() || self.has_new_data())
+    }
+
+    /// With `fast_rtx` set: true if the fast retransmission (RFC 6675 §5
+    /// step (4.3)) or a tail loss probe (RFC 8985 §7.3) is to leave now,
+    /// whatever the window; else clears the flag. Out of line, so that the
+    /// common path of `window_open` keeps its registers.
+    #[cold]
+    #[inline(never)]
+    fn forced_send(&mut self) -> bool {
+        if self.tlp_probe || self.next_retransmit().is_some() {
+            return true;
+        }
+        self.fast_rtx = false;
+        false
     }
 
     /// Packets counted against the window: those in flight, plus, with
@@ -896,7 +905,7 @@ impl Sender {
         if self.in_recovery {
             self.recovery_send_accounting();
         }
-        if self.tlp_probe {
+        if fast_retransmission && self.tlp_probe {
             self.tlp_prepare(now);
         }
         let (seq, retransmit) = match self.next_retransmit() {
@@ -1052,6 +1061,8 @@ impl Sender {
     /// outstanding or about to leave, and an RTT sample; 2 SRTT (plus the
     /// receiver's ACK delay for a lone packet) after the latest
     /// transmission or cumulative advance, at most the RTO's deadline.
+    /// Out of line: `poll_timeout` runs after every ACK.
+    #[inline(never)]
     fn pto_deadline(&self) -> Option<Time> {
         if self.in_recovery
             || self.in_flight == 0
@@ -1085,6 +1096,8 @@ impl Sender {
         self.tlp_fired_base = self.last_tx_time.unwrap_or(0).max(self.last_advance);
         if self.tlp_end.is_none() && self.stats.rtt_samples > self.tlp_samples_at {
             self.tlp_probe = true;
+            // Lets the probe past the window (see `window_open`).
+            self.fast_rtx = true;
         }
         self.rto_deadline = Some(now + self.rtt.rto());
     }
@@ -1100,6 +1113,7 @@ impl Sender {
         self.tlp_samples_at = self.stats.rtt_samples;
         self.stats.tlp_probes += 1;
         if self.has_new_data() {
+            self.fast_rtx = false;
             self.tlp_is_retrans = false;
             self.tlp_probe_tx = (self.next_seq, now);
             self.tlp_end = Some(self.next_seq + 1);
@@ -1108,9 +1122,11 @@ impl Sender {
         let seq = self.next_seq - 1;
         let p = self.slot(seq);
         if p.state != PktState::InFlight {
-            // Cannot happen outside recovery with nothing SACKed; sending
-            // nothing is the safe answer (the RTO is armed).
+            // Cannot happen outside recovery with nothing SACKed. (Then the
+            // normal path sends new data if any, else nothing at all, and
+            // the armed RTO stays the last resort.)
             self.stats.tlp_probes -= 1;
+            self.fast_rtx = false;
             return;
         }
         // The retransmission path takes lost packets: pass it through that
