@@ -172,12 +172,7 @@ fn a_dropped_tail_is_recovered_by_one_probe_after_two_srtt_not_by_the_rto() {
         // The ACKs of the packets before the tail advance the cumulative
         // ACK after the tail left (they were queued behind it), so the PTO
         // runs from the last of them: exactly 2 SRTT after it.
-        let &(last_ack, srtt) = on
-            .acks
-            .iter()
-            .filter(|&&(t, _)| t < probe_at)
-            .last()
-            .unwrap();
+        let &(last_ack, srtt) = on.acks.iter().rfind(|&&(t, _)| t < probe_at).unwrap();
         assert!(last_ack > tail);
         assert_eq!(
             probe_at,
