@@ -301,6 +301,10 @@ pub struct SendArgs {
     /// minimum RTT for what it is
     #[arg(long)]
     pub no_rack: bool,
+    /// No tail loss probe (RFC 8985 §7): a lost tail then waits for the
+    /// retransmission timeout instead of being probed after 2 SRTT
+    #[arg(long)]
+    pub no_tlp: bool,
     /// One system call per datagram instead of up to 64 (no UDP
     /// segmentation offload)
     #[arg(long)]
@@ -536,6 +540,7 @@ pub fn send(a: &SendArgs) -> Result<(), Failure> {
         timeout: duration("--timeout", a.timeout)?,
         prr: a.prr,
         rack: !a.no_rack,
+        tlp: !a.no_tlp,
         gso: !a.no_gso,
         ecn: a.ecn,
         interval: a

@@ -1198,3 +1198,139 @@ fn no_progress_bar_when_stderr_is_not_a_terminal() {
         );
     }
 }
+
+/// A pseudo-terminal of 24 rows and 120 columns: (master, slave).
+#[cfg(unix)]
+fn pty() -> (std::fs::File, std::fs::File) {
+    use rustix::pty::{grantpt, openpt, ptsname, unlockpt, OpenptFlags};
+    use std::os::unix::ffi::OsStrExt;
+    use std::os::unix::fs::OpenOptionsExt;
+    let master = openpt(OpenptFlags::RDWR | OpenptFlags::NOCTTY | OpenptFlags::CLOEXEC).unwrap();
+    grantpt(&master).unwrap();
+    unlockpt(&master).unwrap();
+    let name = ptsname(&master, Vec::new()).unwrap();
+    let slave = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_NOCTTY)
+        .open(std::ffi::OsStr::from_bytes(name.as_bytes()))
+        .unwrap();
+    rustix::termios::tcsetwinsize(
+        &slave,
+        rustix::termios::Winsize {
+            ws_row: 24,
+            ws_col: 120,
+            ws_xpixel: 0,
+            ws_ypixel: 0,
+        },
+    )
+    .unwrap();
+    (std::fs::File::from(master), slave)
+}
+
+/// Runs `dropless send` of 4 MB paced at 40 Mb/s (about 0.8 s, longer on
+/// a loaded machine: the bar is redrawn every 100 ms, so it is drawn
+/// several times whatever the load) with stderr on a pseudo-terminal,
+/// and returns what it wrote there, escape sequences removed.
+#[cfg(unix)]
+fn send_on_a_terminal(extra: &[&str]) -> String {
+    use std::io::Read;
+    let addr = format!("127.0.0.1:{}", free_port());
+    let mut rx = Command::new(bin())
+        .args(["recv", &addr, "--discard", "--timeout", "10"])
+        .args(key_args(&[]))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let (mut master, slave) = pty();
+    // Read the terminal as the child writes it (a pty holds only a few
+    // KB): until the child's end closes (EIO on Linux, or end of file).
+    let reader = std::thread::spawn(move || {
+        let mut out = Vec::new();
+        let mut buf = [0u8; 4096];
+        while let Ok(n) = master.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            out.extend_from_slice(&buf[..n]);
+        }
+        out
+    });
+    let child = {
+        let mut c = Command::new(bin());
+        c.args([
+            "send",
+            &addr,
+            "--bytes",
+            "4MB",
+            "--cc",
+            "cbr",
+            "-p",
+            "rate=40e6",
+        ])
+        .args(extra)
+        .args(key_args(&[]))
+        .env("TERM", "xterm-256color")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::from(slave));
+        c.spawn().unwrap()
+        // The Command, and with it this process's copy of the slave, is
+        // dropped here, so that the reader sees the end.
+    };
+    let tx = child.wait_with_output().unwrap();
+    rx.wait().unwrap();
+    let raw = reader.join().unwrap();
+    assert!(tx.status.success(), "{}", String::from_utf8_lossy(&raw));
+    // The report goes to stdout whatever stderr is.
+    assert!(!tx.stdout.is_empty());
+    strip_escapes(&String::from_utf8_lossy(&raw))
+}
+
+/// Removes ANSI escape sequences (ESC [ ... final byte).
+fn strip_escapes(s: &str) -> String {
+    let mut out = String::new();
+    let mut it = s.chars().peekable();
+    while let Some(c) = it.next() {
+        if c == '\u{1b}' {
+            if it.peek() == Some(&'[') {
+                it.next();
+                for d in it.by_ref() {
+                    if ('@'..='~').contains(&d) {
+                        break;
+                    }
+                }
+            }
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// On a terminal `send` draws the bar, with the bytes sent of the total,
+/// the rate and the time left; with `--json` or `--no-progress` it writes
+/// nothing there.
+#[cfg(unix)]
+#[test]
+fn a_progress_bar_with_rate_and_eta_on_a_terminal_and_none_with_json_or_no_progress() {
+    let shown = send_on_a_terminal(&[]);
+    let bar = shown
+        .split(['\r', '\n'])
+        .find(|l| l.contains("ETA"))
+        .unwrap_or_else(|| panic!("no bar with ETA in {shown:?}"));
+    // "[=====>    ] 1.20 MiB/3.81 MiB 4.71 MiB/s ETA 1s"
+    assert!(bar.trim_start().starts_with('['), "{bar:?}");
+    assert!(bar.contains("/3.81 MiB"), "total in {bar:?}");
+    let rate = bar
+        .split_whitespace()
+        .find(|w| w.ends_with("B/s"))
+        .unwrap_or_else(|| panic!("no rate in {bar:?}"));
+    assert!(rate.len() > 3, "{bar:?}");
+    for extra in [&["--json"][..], &["--no-progress"][..]] {
+        let quiet = send_on_a_terminal(extra);
+        assert!(quiet.trim().is_empty(), "{extra:?}: {quiet:?}");
+    }
+}

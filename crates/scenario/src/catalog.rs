@@ -298,6 +298,11 @@ pub const FLOW_KEYS: &[KeyDoc] = &[
         "true: RACK time-based loss detection (RFC 8985) instead of three duplicate ACKs: a packet is lost once a packet sent after it was delivered and its reordering window (min RTT / 4, after reordering was first seen) ran out, so reordering within that window is not loss; the default for real transfers (dropless send), off here so that reproductions keep their papers' loss detection",
     ),
     k(
+        "tlp",
+        "false",
+        "true: tail loss probes (RFC 8985 §7): when no ACK has come for 2 SRTT (plus the delayed-ACK bound for a lone packet) outside recovery, one probe leaves (new data, or the highest packet again), so that a lost tail is found by its ACK and repaired by fast recovery instead of waiting for the retransmission timeout; best with rack = true; the default for real transfers (dropless send), off here so that reproductions keep their papers' loss recovery",
+    ),
+    k(
         "ecn",
         "false",
         "true: send ECN-capable packets (ECT(0)); a CE mark (RED with red_ecn) is a congestion event like a loss, one per recovery episode",

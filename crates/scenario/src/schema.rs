@@ -711,6 +711,7 @@ struct RawFlow {
     ns2_recovery: bool,
     prr: bool,
     rack: bool,
+    tlp: bool,
     send_jitter: Time,
     ack_jitter: Time,
     label: Option<String>,
@@ -932,6 +933,7 @@ fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) ->
     let ns2_recovery = o.boolean("ns2_recovery")?.unwrap_or(false);
     let prr = o.boolean("prr")?.unwrap_or(false);
     let rack = o.boolean("rack")?.unwrap_or(false);
+    let tlp = o.boolean("tlp")?.unwrap_or(false);
     let ecn = o.boolean("ecn")?.unwrap_or(false);
     if prr && ns2_recovery {
         return Err(o.bad(
@@ -977,6 +979,7 @@ fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) ->
         ns2_recovery,
         prr,
         rack,
+        tlp,
         send_jitter,
         ack_jitter,
         label,
@@ -1481,6 +1484,7 @@ pub(crate) fn build(
                 ns2_recovery: f.ns2_recovery,
                 prr: f.prr,
                 rack: f.rack,
+                tlp: f.tlp,
                 send_jitter: f.send_jitter,
                 ack_jitter: f.ack_jitter,
                 host,

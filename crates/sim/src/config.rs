@@ -242,6 +242,11 @@ pub struct FlowSpec {
     /// ([`dropless_transport::SenderConfig::rack`], RFC 8985). Off: three
     /// later deliveries declare a loss (RFC 6675 DupThresh).
     pub rack: bool,
+    /// Tail loss probes ([`dropless_transport::SenderConfig::tlp`], RFC 8985
+    /// §7), with the PTO's ACK delay for a lone packet taken from
+    /// `ack_policy`. Off (default): a lost tail waits for the
+    /// retransmission timeout, as in the papers reproduced here.
+    pub tlp: bool,
     /// Random host delay before each send (ns-2's `Agent/TCP overhead_`):
     /// whenever the sender could transmit and no delayed send is pending,
     /// the send waits a uniform random time in `[0, send_jitter)`, then
@@ -289,6 +294,7 @@ impl FlowSpec {
             ns2_recovery: false,
             prr: false,
             rack: false,
+            tlp: false,
             send_jitter: 0,
             ack_jitter: 0,
             host: None,

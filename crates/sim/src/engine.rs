@@ -907,6 +907,11 @@ impl Simulation {
                 ns2_recovery_timer: fs.ns2_recovery,
                 prr: fs.prr,
                 rack: fs.rack,
+                tlp: fs.tlp,
+                tlp_max_ack_delay: match fs.ack_policy {
+                    dropless_transport::AckPolicy::Delayed { max_delay, .. } => max_delay,
+                    _ => 0,
+                },
                 ..SenderConfig::default()
             };
             if fs.prr && fs.ns2_recovery {

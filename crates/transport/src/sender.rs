@@ -131,11 +131,36 @@ pub struct SenderConfig {
     /// (reordering), the window applies, and reordering within a quarter
     /// of the minimum RTT is not read as loss. Losses the timer declares
     /// reach the controller as a congestion event at once, and in the
-    /// next ACK's `newly_lost`. Tail loss probes (RFC 8985 §7) are not
-    /// built. Off by default in the simulator, so that the reproductions
-    /// keep the loss detection of their papers; on for real transfers
-    /// (`dropless send`).
+    /// next ACK's `newly_lost`. Tail loss probes (RFC 8985 §7) are
+    /// [`SenderConfig::tlp`]. Off by default in the simulator, so that the
+    /// reproductions keep the loss detection of their papers; on for real
+    /// transfers (`dropless send`).
     pub rack: bool,
+    /// Tail loss probe (TLP, RFC 8985 §7). Outside recovery, with nothing
+    /// SACKed and packets outstanding, a probe timeout (PTO) of 2 SRTT
+    /// (plus [`SenderConfig::tlp_max_ack_delay`] when one packet is in
+    /// flight, at most until the RTO would fire) runs from the latest
+    /// transmission or cumulative advance; when it fires the sender sends
+    /// one probe past the window: the next new packet if there is one,
+    /// else the highest packet sent again. The probe's ACK lets loss
+    /// detection (best with [`SenderConfig::rack`]) find the lost tail and
+    /// recover it by fast recovery, about 2 SRTT after the tail left,
+    /// instead of waiting for the RTO, which with the 200 ms floor is
+    /// several RTTs on short paths. One probe per tail: the RTO is re-armed
+    /// after it, and no other probe leaves until it is acknowledged and an
+    /// RTT sample has been taken since (RFC 8985 §7.3). When the probe
+    /// was a retransmission and its own ACK (the echo names the probe, the
+    /// stand-in here for RFC 8985's DSACK test) completes the transfer
+    /// so far, the original was lost and the probe repaired it: that loss
+    /// is a congestion event (RFC 8985 §7.4.2). Off by default in the
+    /// simulator, like `rack`; on for real transfers (`dropless send`,
+    /// `--no-tlp` turns it off).
+    pub tlp: bool,
+    /// [`SenderConfig::tlp`]: added to the PTO when one packet is in flight,
+    /// the longest the receiver may delay the ACK of a lone packet (RFC 8985
+    /// `TLP.max_ack_delay`). Default 40 ms, the delayed-ACK bound of
+    /// [`crate::AckPolicy::DELAYED`].
+    pub tlp_max_ack_delay: Time,
 }
 
 impl Default for SenderConfig {
@@ -160,6 +185,8 @@ impl Default for SenderConfig {
             prr: false,
             host_paced: false,
             rack: false,
+            tlp: false,
+            tlp_max_ack_delay: 40 * MILLISECOND,
         }
     }
 }
@@ -316,6 +343,11 @@ pub struct SenderStats {
     /// Fast recoveries run under Proportional Rate Reduction
     /// ([`SenderConfig::prr`], RFC 9937); 0 without it.
     pub prr_recoveries: u64,
+    /// Tail loss probes sent ([`SenderConfig::tlp`]); 0 without it.
+    pub tlp_probes: u64,
+    /// Retransmitted probes whose own ACK showed that they repaired the
+    /// lost original (RFC 8985 §7.4.2; each is also a congestion event).
+    pub tlp_repairs: u64,
     /// CE marks the receiver has echoed (RFC 3168), whether or not they
     /// started a congestion event.
     pub ce_marks: u64,
@@ -472,6 +504,29 @@ pub struct Sender {
     rack_mult_at: Time,
     /// [`SenderConfig::rack`]: recoveries since a spurious loss was seen.
     rack_quiet_recoveries: u32,
+    /// When the cumulative ACK last advanced (the PTO runs from the later
+    /// of this and the latest transmission).
+    last_advance: Time,
+    /// [`SenderConfig::tlp`]: the PTO fired and a probe is to leave.
+    tlp_probe: bool,
+    /// [`SenderConfig::tlp`]: `next_seq` after the outstanding probe
+    /// (RFC 8985 `TLP.end_seq`), `None` when no probe is outstanding.
+    tlp_end: Option<u64>,
+    /// [`SenderConfig::tlp`]: the outstanding probe is a retransmission
+    /// (`TLP.is_retrans`).
+    tlp_is_retrans: bool,
+    /// [`SenderConfig::tlp`]: the probe's packet number and send time (what
+    /// the ACK it triggers echoes).
+    tlp_probe_tx: (u64, Time),
+    /// [`SenderConfig::tlp`]: send time of the original of a retransmitted
+    /// probe.
+    tlp_orig_sent: Time,
+    /// [`SenderConfig::tlp`]: RTT samples taken when the last probe left
+    /// (another may leave only after a new one, RFC 8985 §7.3).
+    tlp_samples_at: u64,
+    /// [`SenderConfig::tlp`]: the start of the PTO that last fired; the PTO
+    /// is re-armed only by a later transmission or cumulative advance.
+    tlp_fired_base: Time,
     stats: SenderStats,
     start_time: Time,
 }
@@ -550,6 +605,14 @@ impl Sender {
             rack_reo_mult: 1,
             rack_mult_at: 0,
             rack_quiet_recoveries: 0,
+            last_advance: now,
+            tlp_probe: false,
+            tlp_end: None,
+            tlp_is_retrans: false,
+            tlp_probe_tx: (0, 0),
+            tlp_orig_sent: 0,
+            tlp_samples_at: 0,
+            tlp_fired_base: Time::MAX,
             stats: SenderStats::default(),
             start_time: now,
         }
@@ -663,11 +726,10 @@ impl Sender {
 
     /// True if window and data allow sending now (ignoring pacing).
     fn window_open(&mut self) -> bool {
-        if self.fast_rtx {
-            if self.next_retransmit().is_some() {
-                return true;
-            }
-            self.fast_rtx = false;
+        // A tail loss probe also sets `fast_rtx`: one branch on the common
+        // path for both.
+        if self.fast_rtx && self.forced_send() {
+            return true;
         }
         // Outside recovery the pipe is the flight and no partial-ACK sends
         // are pending (they are granted in fast recovery only): one branch
@@ -683,6 +745,20 @@ impl Sender {
             (self.in_flight as f64) < self.window()
         };
         room && (self.next_retransmit().is_some() || self.has_new_data())
+    }
+
+    /// With `fast_rtx` set: true if the fast retransmission (RFC 6675 §5
+    /// step (4.3)) or a tail loss probe (RFC 8985 §7.3) is to leave now,
+    /// whatever the window; else clears the flag. Out of line, so that the
+    /// common path of `window_open` keeps its registers.
+    #[cold]
+    #[inline(never)]
+    fn forced_send(&mut self) -> bool {
+        if self.tlp_probe || self.next_retransmit().is_some() {
+            return true;
+        }
+        self.fast_rtx = false;
+        false
     }
 
     /// Packets counted against the window: those in flight, plus, with
@@ -829,6 +905,9 @@ impl Sender {
         if self.in_recovery {
             self.recovery_send_accounting();
         }
+        if fast_retransmission && self.tlp_probe {
+            self.tlp_prepare(now);
+        }
         let (seq, retransmit) = match self.next_retransmit() {
             Some(seq) => {
                 self.lost_queue.pop_front();
@@ -934,6 +1013,11 @@ impl Sender {
         if let Some(r) = self.reo_deadline {
             t = Some(t.map_or(r, |x| x.min(r)));
         }
+        if self.cfg.tlp {
+            if let Some(p) = self.pto_deadline() {
+                t = Some(t.map_or(p, |x| x.min(p)));
+            }
+        }
         if let Some(c) = self.cc.timer() {
             t = Some(t.map_or(c, |x| x.min(c)));
         }
@@ -952,6 +1036,11 @@ impl Sender {
                 self.refresh_control();
             }
         }
+        // The probe first: a PTO capped at the RTO's deadline fires in its
+        // place and re-arms it (RFC 8985 §7.2-7.3).
+        if self.cfg.tlp && self.pto_deadline().is_some_and(|d| d <= now) {
+            self.on_pto(now);
+        }
         if let Some(d) = self.rto_deadline {
             if d <= now {
                 self.on_rto(now);
@@ -967,8 +1056,142 @@ impl Sender {
         }
     }
 
+    /// [`SenderConfig::tlp`]: when the probe timeout fires (RFC 8985 §7.2):
+    /// outside recovery, with packets in flight and none SACKed, no probe
+    /// outstanding or about to leave, and an RTT sample; 2 SRTT (plus the
+    /// receiver's ACK delay for a lone packet) after the latest
+    /// transmission or cumulative advance, at most the RTO's deadline.
+    /// Out of line: `poll_timeout` runs after every ACK.
+    #[inline(never)]
+    fn pto_deadline(&self) -> Option<Time> {
+        if self.in_recovery
+            || self.in_flight == 0
+            || self.tlp_probe
+            || self.tlp_end.is_some()
+            || !self.sacked.is_empty()
+            || !self.rtt.has_sample()
+        {
+            return None;
+        }
+        let base = self.last_tx_time.unwrap_or(0).max(self.last_advance);
+        if base == self.tlp_fired_base {
+            return None;
+        }
+        // RFC 8985 §7.2: PTO = 2 SRTT, + TLP.max_ack_delay for one segment.
+        let mut pto = 2 * self.rtt.srtt();
+        if self.in_flight == 1 {
+            pto += self.cfg.tlp_max_ack_delay;
+        }
+        let d = base + pto;
+        Some(self.rto_deadline.map_or(d, |r| d.min(r)))
+    }
+
+    /// [`SenderConfig::tlp`]: the PTO fired (RFC 8985 §7.3). A probe is
+    /// sent if none is outstanding and an RTT sample was taken since the
+    /// last one; either way the RTO is re-armed, so that it stays the last
+    /// resort and the tail gets one probe.
+    #[cold]
+    #[inline(never)]
+    fn on_pto(&mut self, now: Time) {
+        self.tlp_fired_base = self.last_tx_time.unwrap_or(0).max(self.last_advance);
+        if self.tlp_end.is_none() && self.stats.rtt_samples > self.tlp_samples_at {
+            self.tlp_probe = true;
+            // Lets the probe past the window (see `window_open`).
+            self.fast_rtx = true;
+        }
+        self.rto_deadline = Some(now + self.rtt.rto());
+    }
+
+    /// [`SenderConfig::tlp`]: the probe is about to leave (RFC 8985 §7.3):
+    /// new data if there is any (the normal path sends it), else the
+    /// highest packet sent, queued for retransmission without being
+    /// declared lost.
+    #[cold]
+    #[inline(never)]
+    fn tlp_prepare(&mut self, now: Time) {
+        self.tlp_probe = false;
+        self.tlp_samples_at = self.stats.rtt_samples;
+        self.stats.tlp_probes += 1;
+        if self.has_new_data() {
+            self.fast_rtx = false;
+            self.tlp_is_retrans = false;
+            self.tlp_probe_tx = (self.next_seq, now);
+            self.tlp_end = Some(self.next_seq + 1);
+            return;
+        }
+        let seq = self.next_seq - 1;
+        let p = self.slot(seq);
+        if p.state != PktState::InFlight {
+            // Cannot happen outside recovery with nothing SACKed. (Then the
+            // normal path sends new data if any, else nothing at all, and
+            // the armed RTO stays the last resort.)
+            self.stats.tlp_probes -= 1;
+            self.fast_rtx = false;
+            return;
+        }
+        // The retransmission path takes lost packets: pass it through that
+        // state for this one transmission (not counted as a loss).
+        p.state = PktState::Lost;
+        let orig = p.sent_time;
+        self.in_flight -= 1;
+        self.lost_queue.push_front(seq);
+        self.tlp_is_retrans = true;
+        self.tlp_probe_tx = (seq, now);
+        self.tlp_orig_sent = orig;
+        self.tlp_end = Some(self.next_seq);
+    }
+
+    /// [`SenderConfig::tlp`]: an ACK while a probe is outstanding (RFC 8985
+    /// §7.4). Once the cumulative ACK covers the probe the episode ends; if
+    /// the probe was a retransmission and this ACK echoes the probe itself
+    /// (not the original, which would have shown that nothing was lost:
+    /// RFC 8985 learns that from a DSACK), the original was lost and the
+    /// probe repaired it, a loss the controller must answer (§7.4.2).
+    /// Returns the packets so found lost (0 or 1).
+    #[cold]
+    #[inline(never)]
+    fn tlp_on_ack(&mut self, now: Time, end: u64, echo: (u64, Time)) -> u32 {
+        if self.snd_una < end {
+            return 0;
+        }
+        self.tlp_end = None;
+        if !self.tlp_is_retrans || echo != self.tlp_probe_tx {
+            return 0;
+        }
+        let seq = self.tlp_probe_tx.0;
+        self.stats.tlp_repairs += 1;
+        self.stats.packets_lost += 1;
+        self.stats.congestion_events += 1;
+        let mut lost_seqs = LostSeqs::new();
+        lost_seqs.push(seq, false);
+        self.stats.events.push(EventRecord {
+            time: now,
+            cause: CongestionCause::Loss,
+            rto: false,
+            cwnd: self.window(),
+            lost: 1,
+            first_lost: seq,
+            last_lost: seq,
+            first_lost_sent: self.tlp_orig_sent,
+            lost_seqs,
+        });
+        let ev = CongestionEvent {
+            cause: CongestionCause::Loss,
+            lost: 1,
+            in_flight: self.in_flight + 1,
+            srtt: self.rtt.srtt(),
+            min_rtt: self.rtt.min_rtt(),
+        };
+        self.cc.on_congestion_event(now, &ev);
+        // The repair is already acknowledged: the recovery is over.
+        self.cc.on_recovery_end(now);
+        1
+    }
+
     fn on_rto(&mut self, now: Time) {
         self.rto_deadline = None;
+        self.tlp_probe = false;
+        self.tlp_end = None;
         if self.in_flight == 0 && self.next_retransmit().is_none() {
             return;
         }
@@ -1297,6 +1520,9 @@ impl Sender {
                     lost_seqs: self.scratch_lost,
                 });
                 self.recovery_event = Some(self.stats.events.len() - 1);
+                // RFC 8985 §7.1: recovery ends the probe's episode.
+                self.tlp_probe = false;
+                self.tlp_end = None;
                 if self.cfg.rack {
                     // RFC 8985 §6.2 step 4: the multiplier returns to 1
                     // after 16 recoveries without a spurious loss.
@@ -1416,6 +1642,7 @@ impl Sender {
         }
         if cum_advanced {
             self.sacked.remove_below(self.snd_una);
+            self.last_advance = now;
         }
         // Selective part: only the parts not already known.
         let (una, nxt) = (self.snd_una, self.next_seq);
@@ -1466,6 +1693,10 @@ impl Sender {
             };
         }
 
+        let tlp_lost = match self.tlp_end {
+            Some(end) => self.tlp_on_ack(now, end, echo_tx),
+            None => 0,
+        };
         if self.in_recovery {
             // Recovery ends once the cumulative ACK passes the recovery point.
             if self.snd_una >= self.recovery_point {
@@ -1499,7 +1730,7 @@ impl Sender {
                 srtt: self.rtt.srtt(),
                 newly_acked: acked,
                 newly_acked_bytes: bytes,
-                newly_lost: newly_lost + std::mem::take(&mut self.rack_carry_lost),
+                newly_lost: newly_lost + std::mem::take(&mut self.rack_carry_lost) + tlp_lost,
                 delivered: self.delivered,
                 delivered_at_send: echo.map_or(0, |p| p.delivered_at_send),
                 delivery_interval,

@@ -191,6 +191,11 @@ pub struct SendOptions {
     /// true (real paths reorder; the simulator's default is off, for the
     /// reproductions).
     pub rack: bool,
+    /// Tail loss probes ([`dropless_transport::SenderConfig::tlp`], RFC 8985
+    /// §7): a transfer whose last packets are lost recovers about 2 SRTT
+    /// after its tail instead of after the retransmission timeout. Default
+    /// true (the simulator's default is off, for the reproductions).
+    pub tlp: bool,
     /// Send data ECN-capable (ECT(0) in the IP header, RFC 3168): a router
     /// may then mark congestion (CE) instead of dropping, the receiver
     /// echoes the marks and the controller reacts once per window as to a
@@ -298,6 +303,7 @@ impl Default for SendOptions {
             socket_buffer: 4 << 20,
             prr: false,
             rack: true,
+            tlp: true,
             ecn: false,
             gso: true,
             interval: None,

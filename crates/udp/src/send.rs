@@ -283,6 +283,7 @@ pub fn send_streams_on(
         max_window: opts.max_window.max(1),
         prr: opts.prr,
         rack: opts.rack,
+        tlp: opts.tlp,
         ecn: opts.ecn,
         host_paced,
         ..SenderConfig::default()
