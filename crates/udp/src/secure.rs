@@ -1621,6 +1621,69 @@ mod tests {
     }
 
     #[test]
+    fn a_reverse_request_is_granted_only_by_a_responder_that_allows_it() {
+        let psk = Keys::shared(Psk::from_bytes([21; 32]));
+        let me: SocketAddr = "192.0.2.1:4000".parse().unwrap();
+        let now = 50 * COOKIE_SLOT_NS;
+        for (allow, amount) in [
+            (true, Amount::Bytes(12_345)),
+            (false, Amount::Bytes(12_345)),
+            (true, Amount::Time(3_000_000_000)),
+        ] {
+            let terms = Terms {
+                reverse: Some(amount),
+                ..Terms::default()
+            };
+            let mut r = Responder::generate().unwrap();
+            r.allow_reverse(allow);
+            let mut i = Initiator::with_terms(&psk, terms).unwrap();
+            let InitOutcome::Retry(retry) =
+                r.on_init(&psk, me, i.datagram(), now, &mut |_| Held::none())
+            else {
+                panic!("a retry first");
+            };
+            assert!(i.on_retry(&retry));
+            let InitOutcome::Accepted {
+                response, channel, ..
+            } = r.on_init(&psk, me, i.datagram(), now, &mut |_| Held::none())
+            else {
+                panic!("accepted");
+            };
+            // Both ends agree on the request and on the answer.
+            assert_eq!(channel.terms().reverse, Some(amount));
+            assert_eq!(channel.reverse_granted(), allow);
+            let c = i.on_response(&response).expect("a valid response");
+            assert_eq!(c.reverse_granted(), allow);
+        }
+        // Without a request, nothing is granted (and the response is empty).
+        let mut i = Initiator::new(&psk).unwrap();
+        let (_, resp, rx) = respond(&psk, i.datagram(), &mut |_| Held::none()).unwrap();
+        assert!(!rx.reverse_granted() && !i.on_response(&resp).unwrap().reverse_granted());
+        // A reverse request stands alone, with a known kind and an amount.
+        assert_eq!(Terms::decode(&[8, 0]), None, "no amount");
+        assert_eq!(
+            Terms::decode(&[8, 2, 0, 0, 0, 0, 0, 0, 0, 1]),
+            None,
+            "kind 2"
+        );
+        assert_eq!(
+            Terms::decode(&[8, 1, 0, 0, 0, 0, 0, 0, 0, 0]),
+            None,
+            "no time"
+        );
+        assert_eq!(
+            Terms::decode(&[9, 0, 0, 0, 0, 0, 0, 0, 0, 1]),
+            None,
+            "and hashed"
+        );
+        assert_eq!(
+            Terms::decode(&[12, 0, 0, 0, 0, 0, 0, 0, 0, 1]),
+            None,
+            "and a tree"
+        );
+    }
+
+    #[test]
     fn another_key_or_a_forged_message_opens_nothing() {
         let psk = Keys::shared(Psk::from_bytes([1; 32]));
         let other = Keys::shared(Psk::from_bytes([2; 32]));
