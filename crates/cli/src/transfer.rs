@@ -34,6 +34,12 @@ host-wide pacer (--no-host-pacing: each paces itself), and prints each
 stream's lines and their sum; a `dropless recv --discard/--check` serves all
 of them as one transfer.
 
+With -R (reverse mode, as iperf3's) the listener sends: `dropless recv ADDR
+--check --allow-reverse` sends the generated data of --bytes/--time to this
+end with its own --cc, after the handshake has proven the key (encrypted
+only); --check here verifies every byte received. A listener without
+--allow-reverse refuses.
+
 Examples:
   dropless recv 127.0.0.1:9000 --out copy.bin
   dropless send data.bin 127.0.0.1:9000
@@ -43,6 +49,7 @@ Examples:
   dropless send 127.0.0.1:9000 --time 10s --interval 1s --cc cubic
   dropless send 127.0.0.1:9000 --bytes 1GB --json
   dropless send 127.0.0.1:9000 --time 10s -P 4 --cc pda
+  dropless send 127.0.0.1:9000 -R --time 10s --check
   dropless send data.bin 192.0.2.7:9000 --identity send.key --peer-key RECEIVER_PUBLIC_KEY";
 
 pub const RECV_HELP: &str = "\
@@ -71,11 +78,16 @@ With --resume (and --out and --key) an interrupted transfer is kept, and
 `send FILE ADDR --resume` continues it from what the receiver holds; the
 whole-file BLAKE3 hash checks the joined result.
 
+With --allow-reverse (and --discard or --check, not --keep) a sender that
+proves the key may ask this end to send it generated data (`dropless send -R`),
+with --cc (default cubic) and --param; without it such a request is refused.
+
 Examples:
   dropless recv 127.0.0.1:9000 --out copy.bin
   dropless recv 127.0.0.1:9000 --out copy.bin --ack every
   dropless recv 127.0.0.1:9000 --check --json
   dropless recv 0.0.0.0:9000 --discard --keep
+  dropless recv 0.0.0.0:9000 --check --allow-reverse --cc cubic
   dropless recv 0.0.0.0:9000 --out copy.bin --key k --resume
   dropless recv 0.0.0.0:9000 --out copy.bin --identity recv.key --allowed-peers peers";
 
