@@ -34,6 +34,12 @@ host-wide pacer (--no-host-pacing: each paces itself), and prints each
 stream's lines and their sum; a `dropless recv --discard/--check` serves all
 of them as one transfer.
 
+With -R (reverse mode, as iperf3's) the listener sends: `dropless recv ADDR
+--check --allow-reverse` sends the generated data of --bytes/--time to this
+end with its own --cc, after the handshake has proven the key (encrypted
+only); --check here verifies every byte received. A listener without
+--allow-reverse refuses.
+
 Examples:
   dropless recv 127.0.0.1:9000 --out copy.bin
   dropless send data.bin 127.0.0.1:9000
@@ -43,6 +49,7 @@ Examples:
   dropless send 127.0.0.1:9000 --time 10s --interval 1s --cc cubic
   dropless send 127.0.0.1:9000 --bytes 1GB --json
   dropless send 127.0.0.1:9000 --time 10s -P 4 --cc pda
+  dropless send 127.0.0.1:9000 -R --time 10s --check
   dropless send data.bin 192.0.2.7:9000 --identity send.key --peer-key RECEIVER_PUBLIC_KEY";
 
 pub const RECV_HELP: &str = "\
@@ -71,11 +78,16 @@ With --resume (and --out and --key) an interrupted transfer is kept, and
 `send FILE ADDR --resume` continues it from what the receiver holds; the
 whole-file BLAKE3 hash checks the joined result.
 
+With --allow-reverse (and --discard or --check, not --keep) a sender that
+proves the key may ask this end to send it generated data (`dropless send -R`),
+with --cc (default cubic) and --param; without it such a request is refused.
+
 Examples:
   dropless recv 127.0.0.1:9000 --out copy.bin
   dropless recv 127.0.0.1:9000 --out copy.bin --ack every
   dropless recv 127.0.0.1:9000 --check --json
   dropless recv 0.0.0.0:9000 --discard --keep
+  dropless recv 0.0.0.0:9000 --check --allow-reverse --cc cubic
   dropless recv 0.0.0.0:9000 --out copy.bin --key k --resume
   dropless recv 0.0.0.0:9000 --out copy.bin --identity recv.key --allowed-peers peers";
 
@@ -341,6 +353,18 @@ pub struct SendArgs {
     /// hash) says where to start; otherwise the whole file goes
     #[arg(long, requires = "file")]
     pub resume: bool,
+    /// Reverse mode, as iperf3's -R: ask the `dropless recv --allow-reverse`
+    /// at PEER to send the generated data of --bytes/--time to this end
+    /// (encrypted only; the controller is the listener's --cc)
+    #[arg(short = 'R', long, conflicts_with_all = [
+        "cc", "params", "parallel", "no_host_pacing", "resume", "trace",
+        "interval", "prr", "no_rack", "no_gso", "ecn",
+    ])]
+    pub reverse: bool,
+    /// With -R: check every byte received against the generated data (as
+    /// `recv --check`); without it the bytes are counted and dropped
+    #[arg(long, requires = "reverse")]
+    pub check: bool,
     #[command(flatten)]
     pub security: SecurityArgs,
 }
@@ -403,6 +427,23 @@ pub struct RecvArgs {
     /// a device or a FIFO)
     #[arg(long, requires = "out", conflicts_with_all = ["discard", "check", "keep"])]
     pub force: bool,
+    /// Grant reverse requests (`dropless send -R`): a sender that proves
+    /// the key and asks for generated data gets it from this end, sent with
+    /// --cc (encrypted only; with --discard or --check, not --keep)
+    #[arg(long, conflicts_with_all = ["out", "keep"])]
+    pub allow_reverse: bool,
+    /// With --allow-reverse: the controller that sends (`dropless list`
+    /// names them all; default cubic, as `send`)
+    #[arg(long, requires = "allow_reverse")]
+    pub cc: Option<String>,
+    /// With --allow-reverse: a parameter of --cc (repeatable): NAME=VALUE
+    #[arg(
+        short,
+        long = "param",
+        value_name = "NAME=VALUE",
+        requires = "allow_reverse"
+    )]
+    pub params: Vec<String>,
     #[command(flatten)]
     pub security: SecurityArgs,
 }
@@ -470,6 +511,9 @@ pub(crate) fn positive_time(name: &str, v: &str) -> Result<Duration, Failure> {
 
 pub fn send(a: &SendArgs) -> Result<(), Failure> {
     check_mss(a.mss)?;
+    if a.reverse {
+        return send_reverse(a);
+    }
     let params = parse_params(&a.cc, &a.params)?;
     let encrypted = !a.security.insecure;
     let n = a.parallel as usize;
@@ -668,6 +712,55 @@ pub fn send(a: &SendArgs) -> Result<(), Failure> {
             println!("[{k}] {r}");
         }
         println!("[SUM] {total}");
+    }
+    Ok(())
+}
+
+/// `dropless send -R`: asks the listener at PEER to send generated data
+/// and receives it (reverse mode); prints the receiving end's report.
+fn send_reverse(a: &SendArgs) -> Result<(), Failure> {
+    let amount =
+        match (&a.file, &a.bytes, &a.time) {
+            (Some(f), _, _) => {
+                return Err(Failure::Input(format!(
+                "-R: the listener sends generated data (--bytes or --time), not a file: drop {}",
+                f.display()
+            )))
+            }
+            (None, Some(b), None) => {
+                dropless_udp::secure::Amount::Bytes(unit_arg("bytes", b, units::parse_size)?)
+            }
+            (None, None, Some(t)) => dropless_udp::secure::Amount::Time(
+                positive_time("time", t)?.as_nanos().min(u64::MAX as u128) as u64,
+            ),
+            _ => return Err(Failure::Input(
+                "-R: give --bytes SIZE or --time TIME, the generated data the listener is to send"
+                    .to_string(),
+            )),
+        };
+    if a.security.insecure {
+        return Err(Failure::Input(
+            "-R: not with --insecure: the listener sends only to a peer that proved the key \
+             (give --key or --identity)"
+                .to_string(),
+        ));
+    }
+    let timeout = duration("--timeout", a.timeout)?;
+    let opts = RecvOptions {
+        mss: a.mss,
+        idle_timeout: timeout,
+        start_timeout: Some(timeout),
+        key: a.security.keys(Role::Sender)?,
+        stop: Some(on_signals()?),
+        ..RecvOptions::default()
+    };
+    let sink = if a.check { Sink::Check } else { Sink::Discard };
+    let report = dropless_udp::recv_reverse(a.peer, amount, sink, &opts)
+        .map_err(|e| Failure::Run(format!("{e:#}")))?;
+    if a.json {
+        println!("{:#}", report_json(&report));
+    } else {
+        println!("{report}");
     }
     Ok(())
 }
@@ -979,8 +1072,32 @@ pub fn recv(a: &RecvArgs) -> Result<(), Failure> {
         }
     }
     let timeout = duration("--timeout", a.timeout)?;
+    let reverse = if a.allow_reverse {
+        let cc = a.cc.clone().unwrap_or_else(|| "cubic".to_string());
+        let params = parse_params(&cc, &a.params)?;
+        let info = dropless_udp::conn_info_for(a.mss, true);
+        // Built once now, so that a bad name or parameter is an error at
+        // start, not when a sender asks.
+        let c = registry::build(&cc, &params, &info)
+            .map_err(|e| Failure::Input(format!("--cc: {e}")))?;
+        if c.wants_price() {
+            return Err(Failure::Input(format!(
+                "--cc: \"{cc}\" is driven by link prices, which only plaintext data carries; \
+                 reverse mode is encrypted"
+            )));
+        }
+        Some(dropless_udp::ReverseServe {
+            controller: std::sync::Arc::new(move || {
+                registry::build(&cc, &params, &info).expect("built once at start")
+            }),
+            send: SendOptions::default(),
+        })
+    } else {
+        None
+    };
     let opts = RecvOptions {
         mss: a.mss,
+        reverse,
         ack_policy: match a.ack {
             AckArg::Every => AckPolicy::EveryPacket,
             AckArg::Delayed => AckPolicy::DELAYED,
@@ -1006,6 +1123,13 @@ pub fn recv(a: &RecvArgs) -> Result<(), Failure> {
         return Err(Failure::Input(
             "--resume needs --key or --identity: the handshake carries where to resume, and \
              the whole-file hash checks the joined result"
+                .to_string(),
+        ));
+    }
+    if a.allow_reverse && opts.key.is_none() {
+        return Err(Failure::Input(
+            "--allow-reverse needs --key or --identity: this end sends only to a peer that \
+             proved the key"
                 .to_string(),
         ));
     }

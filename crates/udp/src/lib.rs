@@ -109,7 +109,7 @@ mod server;
 mod sys;
 pub mod tree;
 
-pub use recv::{recv, recv_file, recv_file_on, recv_on, RECV_WINDOW};
+pub use recv::{recv, recv_file, recv_file_on, recv_on, recv_reverse, RECV_WINDOW};
 pub use send::{
     send, send_file, send_file_on, send_on, send_streams, send_streams_on, MAX_STREAMS,
 };
@@ -511,6 +511,14 @@ pub struct RecvOptions {
     /// anything but a regular file (a link, a device or a FIFO at the
     /// destination is always an error).
     pub force: bool,
+    /// Grant reverse requests (`dropless send -R`, [`recv_reverse`]): an
+    /// asker that holds the key and names an amount of generated data gets
+    /// it from this receiver, sent with this controller and these settings.
+    /// Only a receiver of generated data ([`Sink::Discard`],
+    /// [`Sink::Check`]) grants them; without this (the default, `None`)
+    /// a reverse request is refused, and the asker is told so in the
+    /// handshake response.
+    pub reverse: Option<ReverseServe>,
     /// **Test hook**, leave `None` in real use: when `Some(n)`, every `n`-th
     /// ACK is silently not sent.
     pub debug_drop_ack_every: Option<u64>,
@@ -535,9 +543,38 @@ impl Default for RecvOptions {
             stop: None,
             resume: false,
             force: false,
+            reverse: None,
             debug_drop_ack_every: None,
             debug_mark_ce_every: None,
         }
+    }
+}
+
+/// How a receiver sends when it grants a reverse request
+/// ([`RecvOptions::reverse`]).
+#[derive(Clone)]
+pub struct ReverseServe {
+    /// Builds the controller of one reverse transfer.
+    pub controller: std::sync::Arc<dyn Fn() -> Box<dyn Controller> + Send + Sync>,
+    /// The sender's settings; its mss, keys and timeout are the
+    /// receiver's ([`RecvOptions::mss`], [`RecvOptions::key`],
+    /// [`RecvOptions::idle_timeout`]).
+    pub send: SendOptions,
+}
+
+impl fmt::Debug for ReverseServe {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReverseServe")
+            .field("send", &self.send)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Equal when they build controllers with the same function and send
+/// alike.
+impl PartialEq for ReverseServe {
+    fn eq(&self, other: &Self) -> bool {
+        std::sync::Arc::ptr_eq(&self.controller, &other.controller) && self.send == other.send
     }
 }
 

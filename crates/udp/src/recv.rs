@@ -86,7 +86,84 @@ pub fn recv_on(
     sink: Sink<'_>,
     opts: &RecvOptions,
 ) -> anyhow::Result<TransferReport> {
-    recv_session(socket, sink, opts, Vec::new(), None)
+    recv_session(socket, sink, opts, Vec::new(), None, false)
+}
+
+/// How often a reverse-mode asker repeats its key confirmation until the
+/// first data packet arrives (a lost confirmation must not stall it).
+const KNOCK_EVERY: Time = 200_000_000;
+
+/// Reverse mode (`dropless send -R`, as iperf3's `-R`): asks the receiver
+/// listening at `peer` (which must have opted in,
+/// [`RecvOptions::reverse`]) to send `amount` of generated data, and
+/// receives it into `sink` ([`Sink::Discard`] or [`Sink::Check`]).
+///
+/// Needs [`RecvOptions::key`]: the request travels in the first handshake
+/// message, the listener answers whether it grants it, and it sends
+/// nothing until this end has confirmed the key with a sealed datagram
+/// (repeated every 200 ms until data arrives). The handshake gives up
+/// after [`RecvOptions::idle_timeout`], as does the wait for the first
+/// data packet unless [`RecvOptions::start_timeout`] says otherwise.
+pub fn recv_reverse(
+    peer: SocketAddr,
+    amount: secure::Amount,
+    sink: Sink<'_>,
+    opts: &RecvOptions,
+) -> anyhow::Result<TransferReport> {
+    check_mss(opts.mss)?;
+    let Some(keys) = &opts.key else {
+        bail!("reverse mode needs a key: the listener sends only to a peer that proved it");
+    };
+    if matches!(sink, Sink::File(_)) {
+        bail!("reverse mode receives generated data: the sink is discard or check");
+    }
+    let bind = match peer {
+        SocketAddr::V4(_) => SocketAddr::from(([0, 0, 0, 0], 0)),
+        SocketAddr::V6(_) => SocketAddr::from(([0u16; 8], 0)),
+    };
+    let udp = UdpSocket::bind(bind).with_context(|| format!("binding {bind}"))?;
+    udp.connect(peer)
+        .with_context(|| format!("connecting to {peer}"))?;
+    let hs_sock = Socket::new(udp.try_clone().context("cloning the socket")?)
+        .context("setting up the socket")?;
+    let mut buf = hs_sock.recv_buffer(2048);
+    let mut rejected = 0u64;
+    let chan = crate::send::handshake(
+        &hs_sock,
+        &mut buf,
+        keys,
+        secure::Terms {
+            reverse: Some(amount),
+            ..secure::Terms::default()
+        },
+        peer,
+        opts.idle_timeout,
+        &mut rejected,
+    )
+    .map_err(|e| {
+        anyhow::anyhow!(
+            "{e:#} (a reverse request, -R, is answered only by a dropless recv that knows \
+             reverse mode)"
+        )
+    })?;
+    drop(hs_sock);
+    if !chan.reverse_granted() {
+        bail!(
+            "the receiver at {peer} refuses to send (reverse mode, -R): it must be started \
+             with --allow-reverse"
+        );
+    }
+    let mut o = opts.clone();
+    o.start_timeout = Some(opts.start_timeout.unwrap_or(opts.idle_timeout));
+    o.reverse = None;
+    let established = Pending {
+        peer,
+        response: Vec::new(),
+        channel: chan,
+    };
+    let mut r = recv_session(udp, sink, &o, Vec::new(), Some(established), true)?;
+    r.rejected += rejected;
+    Ok(r)
 }
 
 /// [`recv_on`], with datagrams that arrived elsewhere first (a server's
@@ -100,6 +177,7 @@ pub(crate) fn recv_session(
     opts: &RecvOptions,
     mut preload: Vec<(SocketAddr, Vec<u8>)>,
     established: Option<Pending>,
+    knock: bool,
 ) -> anyhow::Result<TransferReport> {
     check_mss(opts.mss)?;
     preload.reverse();
@@ -143,6 +221,12 @@ pub(crate) fn recv_session(
         Some(_) => Some(secure::Responder::generate()?),
         None => None,
     };
+    // Reverse requests are granted only by a receiver of generated data
+    // that opted in (RecvOptions::reverse).
+    if let Some(r) = responder.as_mut() {
+        r.allow_reverse(opts.reverse.is_some() && part.is_none());
+    }
+    let mut knock_next: Time = 0;
     let mut pending: Option<Pending> = None;
     let mut mismatch = Mismatch::default();
     if let Some(e) = established {
@@ -223,9 +307,22 @@ pub(crate) fn recv_session(
             Some(deadline)
         };
 
-        let wait = deadline.map_or(MAX_RECV_WAIT, |d| {
+        // Reverse mode's asker: the key confirmation, until data comes.
+        let knocking = knock && conns.is_empty();
+        if knocking && now >= knock_next {
+            if let (Some(c), Some(to)) = (ack_buf.chan.as_mut(), session_peer) {
+                let mut d = [0u8; SEAL_OVERHEAD];
+                let n = c.seal(&[], &mut d)?;
+                let _ = socket.sock.send_to(&d[..n], to);
+            }
+            knock_next = now + KNOCK_EVERY;
+        }
+        let mut wait = deadline.map_or(MAX_RECV_WAIT, |d| {
             nanos(d.saturating_sub(now)).min(MAX_RECV_WAIT)
         });
+        if knocking {
+            wait = wait.min(nanos(knock_next.saturating_sub(now)));
+        }
         if wait > Duration::ZERO && preload.is_empty() {
             sys::wait(&socket.sock, wait, false)?;
         }
@@ -322,6 +419,19 @@ pub(crate) fn recv_session(
                                 continue;
                             }
                             let p = pending.take().expect("matched");
+                            if let Some(amount) = p.channel.terms().reverse {
+                                // A reverse request, its asker now proven:
+                                // this end becomes the sender (if it
+                                // granted the request; the asker was told).
+                                if !p.channel.reverse_granted() {
+                                    rejected += 1;
+                                    continue;
+                                }
+                                let sock = socket.sock.try_clone().context("cloning the socket")?;
+                                return crate::send::serve_reverse(
+                                    sock, p.peer, p.channel, amount, opts,
+                                );
+                            }
                             if let Some(part) = part.as_mut() {
                                 part.begin(p.channel.terms(), p.channel.held())?;
                             }

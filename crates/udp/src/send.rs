@@ -175,6 +175,22 @@ pub fn send_streams_on(
     opts: &SendOptions,
     on_tick: &mut dyn FnMut(&[StreamInterval]),
 ) -> anyhow::Result<Vec<TransferReport>> {
+    send_streams_with(socket, source, peer, controllers, opts, on_tick, None)
+}
+
+/// [`send_streams_on`], on a session whose handshake is done when
+/// `established` is given (reverse mode: the receiver of the handshake
+/// sends, once its asker confirmed the key), else with a handshake of its
+/// own when [`SendOptions::key`] is set.
+pub(crate) fn send_streams_with(
+    socket: UdpSocket,
+    source: Source<'_>,
+    peer: SocketAddr,
+    controllers: Vec<Box<dyn Controller>>,
+    opts: &SendOptions,
+    on_tick: &mut dyn FnMut(&[StreamInterval]),
+    established: Option<Channel>,
+) -> anyhow::Result<Vec<TransferReport>> {
     check_mss(opts.mss)?;
     if opts.interval.is_some_and(|d| d.is_zero()) {
         bail!("the reporting interval must be longer than zero");
@@ -237,8 +253,9 @@ pub fn send_streams_on(
     let mut ack_buf = socket.recv_buffer(2048);
     let mut rejected = 0u64;
     // Authenticated encryption unless the caller asked for plaintext.
-    let mut chan = match &opts.key {
-        Some(psk) => Some(handshake(
+    let mut chan = match (established, &opts.key) {
+        (Some(c), _) => Some(c),
+        (None, Some(psk)) => Some(handshake(
             &socket,
             &mut ack_buf,
             psk,
@@ -249,12 +266,13 @@ pub fn send_streams_on(
                     (true, Some(size), Some(hash)) => Some(secure::FileId { size, hash }),
                     _ => None,
                 },
+                reverse: None,
             },
             peer,
             opts.timeout,
             &mut rejected,
         )?),
-        None => None,
+        (None, None) => None,
     };
     // A resumed file leaves out the ranges the receiver holds (the
     // handshake checked that they are within the file): the stream is the
@@ -655,10 +673,6 @@ pub fn send_streams_on(
         .collect())
 }
 
-/// Runs the sender's side of the handshake ([`crate::secure`]): sends the
-/// first message until a valid response arrives (every 200 ms, doubling to
-/// at most 1.6 s), failing after `timeout`. Other datagrams that arrive
-/// meanwhile are counted in `rejected` and dropped.
 /// Packs the directory `root` ([`tree::pack`]) into an unnamed temporary
 /// file, read back from its start.
 fn packed_tree(root: &Path) -> anyhow::Result<File> {
@@ -682,7 +696,11 @@ fn packed_tree(root: &Path) -> anyhow::Result<File> {
     Ok(f)
 }
 
-fn handshake(
+/// Runs the sender's side of the handshake ([`crate::secure`]): sends the
+/// first message until a valid response arrives (every 200 ms, doubling to
+/// at most 1.6 s), failing after `timeout`. Other datagrams that arrive
+/// meanwhile are counted in `rejected` and dropped.
+pub(crate) fn handshake(
     socket: &Socket,
     buf: &mut [u8],
     keys: &Keys,
@@ -768,12 +786,46 @@ fn handshake(
     }
 }
 
+/// Reverse mode's sending end: the receiver at work in
+/// [`crate::recv_on`] got a granted reverse request ([`secure::Terms::reverse`])
+/// whose asker at `peer` has confirmed the key; it sends `amount` of
+/// generated data over the session `chan`, on its own socket, with the
+/// controller and settings of [`crate::RecvOptions::reverse`] (the mss,
+/// the keys and the timeout, [`crate::RecvOptions::idle_timeout`], are the
+/// receiver's).
+pub(crate) fn serve_reverse(
+    socket: UdpSocket,
+    peer: SocketAddr,
+    chan: Channel,
+    amount: secure::Amount,
+    opts: &crate::RecvOptions,
+) -> anyhow::Result<TransferReport> {
+    let Some(rev) = &opts.reverse else {
+        bail!("a reverse request was granted without RecvOptions::reverse");
+    };
+    let so = SendOptions {
+        mss: opts.mss,
+        key: opts.key.clone(),
+        timeout: opts.idle_timeout,
+        resume: false,
+        tree: false,
+        ..rev.send.clone()
+    };
+    let source = match amount {
+        secure::Amount::Bytes(n) => Source::Bytes(n),
+        secure::Amount::Time(ns) => Source::Time(Duration::from_nanos(ns)),
+    };
+    let cc = (rev.controller)();
+    let mut r = send_streams_with(socket, source, peer, vec![cc], &so, &mut |_| {}, Some(chan))?;
+    Ok(r.pop().expect("one stream, one report"))
+}
+
 /// The next datagram (or GRO batch: its length and the stride of its
 /// datagrams) waiting on the socket, `None` if none is. An ICMP port
 /// unreachable from an earlier datagram (the receiver is not, or not yet,
 /// there) sets `refused` and is skipped: the caller's timeout decides;
 /// any datagram clears it.
-fn recv_some(
+pub(crate) fn recv_some(
     socket: &Socket,
     buf: &mut [u8],
     refused: &mut bool,

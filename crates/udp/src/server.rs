@@ -265,7 +265,7 @@ pub fn serve_on(
                 let spawned = std::thread::Builder::new()
                     .name(format!("recv {src}"))
                     .spawn_scoped(scope, move || {
-                        let r = recv_session(sock, sink, session_opts, preload, established);
+                        let r = recv_session(sock, sink, session_opts, preload, established, false);
                         let _ = tx.send((src, r));
                     });
                 match spawned {
