@@ -161,6 +161,12 @@ pub struct SenderConfig {
     /// `TLP.max_ack_delay`). Default 40 ms, the delayed-ACK bound of
     /// [`crate::AckPolicy::DELAYED`].
     pub tlp_max_ack_delay: Time,
+    /// [`SenderConfig::tlp`]: added to every PTO. Linux adds 2 ms
+    /// (`TCP_TIMEOUT_MIN`, tcp_schedule_loss_probe) so that on a path of
+    /// microseconds (loopback, a LAN) a late timer or a receiver's batch of
+    /// ACKs is not taken for a lost tail; RFC 8985 is silent. 0 by default
+    /// (the simulator's paths are the papers'); `dropless send` uses 2 ms.
+    pub tlp_min_extra: Time,
 }
 
 impl Default for SenderConfig {
@@ -187,6 +193,7 @@ impl Default for SenderConfig {
             rack: false,
             tlp: false,
             tlp_max_ack_delay: 40 * MILLISECOND,
+            tlp_min_extra: 0,
         }
     }
 }
@@ -1078,7 +1085,7 @@ impl Sender {
             return None;
         }
         // RFC 8985 §7.2: PTO = 2 SRTT, + TLP.max_ack_delay for one segment.
-        let mut pto = 2 * self.rtt.srtt();
+        let mut pto = 2 * self.rtt.srtt() + self.cfg.tlp_min_extra;
         if self.in_flight == 1 {
             pto += self.cfg.tlp_max_ack_delay;
         }
