@@ -99,7 +99,7 @@ pub fn arrivals(
     q_last: f64,
     dur: f64,
 ) -> f64 {
-    if !(c > 0.0) {
+    if c.is_nan() || c <= 0.0 {
         return 0.0;
     }
     if standing && rate > 0.0 && delivered > 0.0 {
@@ -116,7 +116,7 @@ pub fn arrivals(
 /// least 1. `None` when the arrivals fell by less than half a step: the
 /// newcomer took what was yielded, and the count cannot be read.
 pub fn streams_from_yield(freed: f64, step: f64, cap: u32) -> Option<u32> {
-    if !(step > 0.0) || !(freed >= 0.5 * step) {
+    if step.is_nan() || step <= 0.0 || freed.is_nan() || freed < 0.5 * step {
         return None;
     }
     Some(((freed / step).round().min(10_000.0) as u32).clamp(1, cap.max(1)))
@@ -431,13 +431,14 @@ mod tests {
         }
     }
 
-    /// Two Lion flows at 490 Mb/s and a Lion newcomer at 50 Mb/s: each
-    /// yields 100, sees 200 freed, counts 2 + 1 and paces at a third.
+    /// Two Lion flows at 490 Mb/s and a Lion newcomer at 250 Mb/s: each
+    /// yields 100, sees 200 freed (the queue still standing), counts 2 + 1
+    /// and paces at a third.
     #[test]
     fn lion_flows_count_themselves_and_take_the_even_share() {
         let c = 1000.0 * M / 8.0;
         let r = 490.0 * M / 8.0;
-        let newcomer = 50.0 * M / 8.0;
+        let newcomer = 250.0 * M / 8.0;
         let mut s = Shuffle::new(cfg());
         let a0 = 2.0 * r + newcomer;
         let act = s.on_round(&standing(c, r, a0));
