@@ -187,6 +187,14 @@
 //!   step alone, hence still off; a newcomer that counted from what its
 //!   start-up found left ([`flows_from_share`]) was worse (the start-up's
 //!   estimate is rough).
+//! * **Counting the streams from what was yielded** (`count_yield`, off by
+//!   default): the seed's own form, in [`crate::pda_shuffle`]: each flow
+//!   reads the fall in the bottleneck's arrivals after its yield as the
+//!   streams' total yield, counts them and paces at the even share; a
+//!   newcomer that takes the yield is balanced against as above. On the
+//!   same 24 cases it met both bars in 8, as many as without it, with
+//!   lower minimums (Jain 0.75, utilization 0.62 at CI scale;
+//!   experiments/pda/shuffle-count.toml), hence off.
 //!
 //! Host-wide pacing (the seed's "pacing at layer 3") is not the
 //! controller's: the transport's `HostPacer` paces a host's flows
