@@ -12,7 +12,8 @@
 # rate per packet offered (queue drops, buffer overflows and CE marks) and
 # the CE marks' share of the packets offered, the
 # goodput, the mean sojourn (arrival to service start) and, for real runs,
-# the 99th percentile of how late the emulator handed the data packets over
+# the standing sojourn (each 100-ms window's smallest waiting time,
+# averaged: what CoDel holds at its target), the 99th percentile of how late the emulator handed the data packets over
 # (its own timing error) and the load average when the run ended (real-path
 # numbers depend on both: the emulator shares the cores with everything
 # else).
@@ -31,7 +32,7 @@
 # Needs root, iproute2, iperf3 and python3. Not part of CI.
 #
 # Usage: sudo scripts/kernel-aqm.sh [-n RUNS] [-t TIME] [-c CC] [-e] [QUEUE ...]
-#   QUEUE is red, codel or pie (default all three):
+#   QUEUE is red, codel, pie or droptail (default the first three):
 #   sudo scripts/kernel-aqm.sh                 # reno, 3 runs of 20 s per queue
 #   sudo scripts/kernel-aqm.sh -n 1 -c cubic codel
 # Environment: DROPLESS (the binary; default target/release/dropless),
@@ -59,7 +60,7 @@ QUEUES=("$@")
 case "$TIME" in *s) TIME_S=${TIME%s} ;; *) echo "error: -t takes a time like 20s, not '$TIME'" >&2; exit 2 ;; esac
 case "$CC" in reno) SIMCC=newreno ;; cubic) SIMCC=cubic ;; *) echo "error: -c takes reno or cubic, not '$CC'" >&2; exit 2 ;; esac
 for q in "${QUEUES[@]}"; do
-    case "$q" in red | codel | pie) ;; *) echo "error: QUEUE '$q': expected red, codel or pie" >&2; exit 2 ;; esac
+    case "$q" in red | codel | pie | droptail) ;; *) echo "error: QUEUE '$q': expected red, codel, pie or droptail" >&2; exit 2 ;; esac
 done
 for tool in iperf3 python3; do
     command -v "$tool" >/dev/null || { echo "error: needs $tool" >&2; exit 2; }
@@ -76,8 +77,11 @@ emu_args() {
     red) echo "--queue red --red-min-th 20 --red-max-th 60 --red-max-p 0.1" ;;
     codel) echo "--queue codel" ;;
     pie) echo "--queue pie" ;;
+    # A step far above the 333-packet buffer never signals: drop-tail, with
+    # the discipline's counters (sojourn, standing sojourn) kept.
+    droptail) echo "--queue step --step-k 1000000" ;;
     esac
-    [ "$ECN" = 1 ] && echo "--aqm-ecn"
+    [ "$ECN" = 1 ] && [ "$1" != droptail ] && echo "--aqm-ecn"
     true
 }
 sim_args() {
@@ -86,14 +90,15 @@ sim_args() {
     red) echo "--set topology.bottleneck.red_min_th=20 --set topology.bottleneck.red_max_th=60 --set topology.bottleneck.red_max_p=0.1" ;;
     esac
     if [ "$ECN" = 1 ]; then
-        echo "--set topology.bottleneck.${1}_ecn=true --set flows[*].ecn=true"
+        [ "$1" != droptail ] && echo "--set topology.bottleneck.${1}_ecn=true"
+        echo "--set flows[*].ecn=true"
     else
         echo "--set flows[*].ecn=false"
     fi
 }
 
-echo "| queue | run | mean waiting, pkts | drop/mark rate | CE marks | goodput Mb/s | mean sojourn ms | late p99 us | load (1 min) |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| queue | run | mean waiting, pkts | drop/mark rate | CE marks | goodput Mb/s | mean sojourn ms | standing sojourn ms | late p99 us | load (1 min) |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for q in "${QUEUES[@]}"; do
     for run in $(seq "$RUNS"); do
         # shellcheck disable=SC2046 # emu_args prints options
@@ -126,7 +131,8 @@ soj = float(re.search(r"mean sojourn ([\d.]+) ms", line).group(1))
 late = re.search(r"99th percentile ([\d.]+) us", line).group(1)
 wait = float(re.search(r"mean waiting ([\d.]+) packets", line).group(1))
 ce = n(r"(\d+) CE-marked")
-print(f"| {q} | real {run} | {wait:.1f} | {signals / offered:.5f} | {ce / offered:.5f} | {mbps:.2f} | {soj:.2f} | {late} | {load} |")
+standing = float(re.search(r"standing sojourn ([\d.]+) ms", line).group(1))
+print(f"| {q} | real {run} | {wait:.1f} | {signals / offered:.5f} | {ce / offered:.5f} | {mbps:.2f} | {soj:.2f} | {standing:.2f} | {late} | {load} |")
 EOF
     done
     rtt_us=$((40000 + HOST_US))
@@ -146,7 +152,8 @@ drops = float(last["aqm_drops"]) + float(last["drops"])
 marks = float(last["marks"])
 offered = float(last["departed"]) + drops
 mbps = sum(f["goodput_bps"] for f in s["flows"]) / 1e6
-soj = s["bottlenecks"][0].get("mean_sojourn_s", float("nan")) * 1e3
-print(f"| {q} | sim | {wait:.1f} | {(drops + marks) / offered:.5f} | {marks / offered:.5f} | {mbps:.2f} | {soj:.2f} | | |")
+soj = s["bottlenecks"][0].get("mean_sojourn_s")
+soj = "(not reported)" if soj is None else f"{soj * 1e3:.2f}"
+print(f"| {q} | sim | {wait:.1f} | {(drops + marks) / offered:.5f} | {marks / offered:.5f} | {mbps:.2f} | {soj} | (not reported) | | |")
 EOF
 done

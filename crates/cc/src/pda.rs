@@ -143,6 +143,31 @@
 //!   step in units of the capacity, not of the flow's own rate: after an
 //!   overshoot's drain left a flow at a fifth of the link, 5 % of its own
 //!   rate per probe took 9 s to get back on the real path).
+//!   Above half the capacity (`pulse`, on by default) the probe is a pulse
+//!   sized by the MBS, not a step kept for rounds. Seed 000: "any burst
+//!   sent into the network that exceeds the MBS will potentially cause a
+//!   router on the path to drop packets", and the MBS "is also called
+//!   effective queue size" (seed 001 §II): it is what the flow has
+//!   measured the buffer to hold for it. A probe kept for a round trip
+//!   puts `step x RTT` into the queue before the first delay comes back
+//!   (50 Mb/s x 80 ms: 333 packets, in a buffer of 20 or 200), so the
+//!   pulse is `n = MBS (r + step) / step` packets at `r + step`: its excess
+//!   over the pace `r` is one MBS, and whatever the available bandwidth
+//!   the queue it adds is at most one MBS. Its own packets' queueing delay
+//!   is the signal, against the packets sent in the same length of time
+//!   before it (no fixed threshold): a rise `R` over the pulse's duration
+//!   `T` means the bottleneck received `R C` bytes more than it sent, so
+//!   the available bandwidth is `r + step - R C / T` (self-loading, as
+//!   [`available_bandwidth`]); no rise beyond one packet time means at
+//!   least `r + step`. The pace moves up to that (less the margin when it
+//!   was measured), never down: a pulse looks for room, and a standing
+//!   queue still says when the room shrank. A standing queue before the
+//!   next probe after a pulse that raised the pace is that step's own (the
+//!   pulse read the room high): the pace returns below the one the quiet
+//!   rounds before it held, without a yield. Below half the capacity the
+//!   step is kept as before: there the flow may share with PDA flows that
+//!   yield only to a standing queue (a probe that returned on its own
+//!   queue took shuffle.toml's smallest Jain from 0.83 to 0.43).
 //! * **Start-up bounded by the capacity and the buffer**: the start-up rate
 //!   stops at `C (1 - margin)`, as a probe does (at the capacity itself
 //!   the bursts' queue never drains); a start-up drop in a round whose
@@ -302,6 +327,11 @@ pub struct PdaConfig {
     /// binary search for the available bandwidth over self-loading trains
     /// ([`crate::avail_search`]; `dropless probe` sets it; false).
     pub search: bool,
+    /// A cruise probe above half the capacity is a pulse whose excess over
+    /// the pace is at most one MBS, judged by the queueing delay it adds
+    /// (see "Probing" in the module doc; true). False: the probe raises the
+    /// pace by `probe_gain` x C and keeps it, as below half the capacity.
+    pub pulse: bool,
 }
 
 impl Default for PdaConfig {
@@ -329,6 +359,7 @@ impl Default for PdaConfig {
             loss_confirm: 0.02,
             competing_loss: 0.1,
             search: false,
+            pulse: true,
         }
     }
 }
@@ -417,6 +448,34 @@ enum Phase {
     Drain,
     /// At the available bandwidth, probing and yielding.
     Cruise,
+}
+
+/// A cruise probe sent as a pulse (see "Probing" in the module doc): for
+/// `left` more packets the pace is raised by `step`, so that at most one
+/// MBS of excess can reach the bottleneck's queue before the delay of the
+/// pulse's own packets shows whether a queue grew.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Pulse {
+    /// Extra pace during the pulse, bytes/s (0: no pulse pending).
+    step: f64,
+    /// The pace the pulse was added to, bytes/s.
+    from: f64,
+    /// Packets of the pulse still to send.
+    left: u32,
+    /// The pulse's planned length, nanoseconds: packets sent that long
+    /// before it are its baseline.
+    len: Time,
+    /// Send times of the pulse's first and last packets (`t1` 0 while
+    /// sending); `t0` is meaningful once `started`.
+    t0: Time,
+    t1: Time,
+    started: bool,
+    /// Sums of the queueing delays of the baseline's packets and of the
+    /// pulse's, nanoseconds (their means are compared).
+    pre_q: Time,
+    q: Time,
+    pre_n: u32,
+    n: u32,
 }
 
 /// The PDA controller.
@@ -510,6 +569,15 @@ pub struct Pda {
     /// The available-bandwidth search (`search` mode, from the first round
     /// of cruise).
     search: Option<AvailSearch>,
+    /// The cruise probe being sent or judged.
+    pulse: Pulse,
+    /// The pace before the last pulse that raised it (0: none since the
+    /// last probe): a standing queue before the next probe is that step's
+    /// own, and the pace returns here instead of yielding.
+    pulse_from: f64,
+    /// The pace of the last yield to new traffic (0: none): pulses wait
+    /// until the pace is back there.
+    yielded_from: f64,
 }
 
 impl Pda {
@@ -572,6 +640,9 @@ impl Pda {
             burst_last: 0,
             burst_bytes: 0.0,
             search: None,
+            pulse: Pulse::default(),
+            pulse_from: 0.0,
+            yielded_from: 0.0,
         }
     }
 
@@ -787,6 +858,13 @@ impl Pda {
             }
             Phase::Cruise => {
                 let c = self.capacity();
+                if self.pulse.started
+                    && self.pulse.t1 > 0
+                    && now > self.pulse.t1 + 2 * self.srtt.max(self.base_rtt)
+                {
+                    // No packet sent after the pulse came back to judge it.
+                    self.pulse = Pulse::default();
+                }
                 let before = self.rate;
                 let own = qmin > qt && c > 0.0 && self.round_rate >= c * (1.0 - self.cfg.margin);
                 let quiet = qmax.saturating_sub(bq) < qt / 2;
@@ -797,8 +875,22 @@ impl Pda {
                     // above the capacity: back to just below it, no yield.
                     self.quiet = 0;
                     self.set_rate(c * (1.0 - 2.0 * self.cfg.margin));
+                } else if qmin > qt && self.pulse_from > 0.0 && self.pulse_from < self.rate {
+                    // A standing queue before the probe after a pulse that
+                    // raised the pace: that step's own queue (the pulse read
+                    // the room high), not new traffic. Back below the pace
+                    // the quiet rounds before it showed room for, no yield.
+                    self.quiet = 0;
+                    self.set_rate(self.pulse_from * (1.0 - self.cfg.margin));
+                    self.avail = self.pulse_from;
+                    self.pulse_from = 0.0;
                 } else if qmin > qt {
                     // A standing queue: new traffic. Estimate what is left.
+                    // (The pace a pulse raised from is no longer a place to
+                    // return to: a flow that yielded below it and returned
+                    // there took the link back from a newcomer, Jain 0.65
+                    // with two flows 10 s apart at 20 ms in shuffle.toml.)
+                    self.pulse_from = 0.0;
                     self.avail = available_bandwidth(c, self.round_rate, d);
                     self.quiet = 0;
                     if self.yielded == 0 {
@@ -809,6 +901,7 @@ impl Pda {
                         };
                         let r = (self.rate - step).min(self.avail * (1.0 - self.cfg.margin));
                         let mut r = r.max(self.rate - step);
+                        self.yielded_from = self.rate;
                         if self.cfg.shuffle && self.cfg.infer_flows && c > 0.0 {
                             self.flows = flows_sharing(c * (1.0 - self.cfg.margin), self.rate);
                             self.share = self.even_share(c);
@@ -858,12 +951,16 @@ impl Pda {
                     } else {
                         self.quiet_at_share = 0;
                     }
-                    if self.quiet >= self.cfg.probe_rounds << self.backoff {
+                    if self.quiet >= self.cfg.probe_rounds << self.backoff && self.pulse.step == 0.0
+                    {
                         self.quiet = 0;
                         if !self.lost_since_probe {
                             self.backoff = self.backoff.saturating_sub(1);
                         }
                         self.lost_since_probe = false;
+                        // The last pulse's step held for the quiet rounds
+                        // a probe waits for: it is the flow's pace now.
+                        self.pulse_from = 0.0;
                         let r = self.rate + self.cfg.probe_gain * c.max(self.rate);
                         // Probing finds the available bandwidth, not more
                         // than the capacity: at it, the queue is the flow's own.
@@ -878,7 +975,27 @@ impl Pda {
                         } else {
                             r
                         };
-                        self.set_rate(r.max(self.rate));
+                        if self.rate >= self.yielded_from {
+                            self.yielded_from = 0.0;
+                        }
+                        // Pulses above half the capacity, and not while
+                        // coming back from a yield: the newcomer a flow
+                        // yielded to takes its share by the standing queue
+                        // of its probes, and a flow that took the room back
+                        // by pulses (which leave no standing queue) kept a
+                        // newcomer at 63-123 of 1,000 Mb/s (shuffle.toml,
+                        // two flows 10 s apart, 20 ms: Jain 0.65).
+                        if self.cfg.pulse
+                            && c > 0.0
+                            && self.rate >= c / 2.0
+                            && self.yielded_from == 0.0
+                        {
+                            if r > self.rate {
+                                self.start_pulse(r - self.rate);
+                            }
+                        } else {
+                            self.set_rate(r.max(self.rate));
+                        }
                     }
                 } else {
                     // A queue that comes and goes (another sender's probing:
@@ -1016,9 +1133,91 @@ impl Pda {
         self.phase = Phase::Cruise;
     }
 
+    /// A cruise probe of `step` (bytes/s) above the pace, sent as a pulse
+    /// whose excess is one MBS: `n` packets at `rate + step` carry
+    /// `n step / (rate + step)` packets more than the pace would, and
+    /// that excess is `burst` packets, the MBS ("any burst sent into the
+    /// network that exceeds the MBS will potentially cause a router on the
+    /// path to drop packets", seed 000). Whatever the available bandwidth,
+    /// the queue the pulse can add is at most one MBS.
+    fn start_pulse(&mut self, step: f64) {
+        let to = self.rate + step;
+        let n = (self.burst.max(1) as f64 * to / step).ceil().min(1e6) as u32;
+        let len = (n as f64 * self.wire / to * 1e9) as Time;
+        self.pulse = Pulse {
+            step,
+            from: self.rate,
+            left: n.max(1),
+            len,
+            ..Pulse::default()
+        };
+    }
+
+    /// An RTT sample `rtt` at `now` while a pulse is out: its packet left
+    /// at `now - rtt`, before the pulse (the baseline: sent within the
+    /// pulse's length before it), in it, or after it. The first packet
+    /// sent after the pulse judges it: the pulse sent `to = from + step`
+    /// for `dur`, and its packets' queueing delay rose `rise` above the
+    /// baseline's (twice the difference of their means, less one packet
+    /// time, the granularity of a queue), so
+    /// the bottleneck (capacity `C`) received `rise C` bytes more than it
+    /// sent, and the available bandwidth is `to - rise C / dur`
+    /// (self-loading, as [`available_bandwidth`]). No rise: the room is at
+    /// least `to`, the pace. A rise: the pace becomes that estimate less the
+    /// margin if it is above the pace, otherwise the pace stays (the pulse
+    /// probes for room; a standing queue is what says the room shrank).
+    fn on_pulse_rtt(&mut self, now: Time, rtt: Time) {
+        let st = now.saturating_sub(rtt);
+        let q = rtt.saturating_sub(self.base_rtt);
+        let p = &mut self.pulse;
+        if st < p.t0 {
+            if st + p.len >= p.t0 {
+                p.pre_q += q;
+                p.pre_n += 1;
+            }
+            return;
+        }
+        if p.t1 == 0 || st <= p.t1 {
+            p.q += q;
+            p.n += 1;
+            return;
+        }
+        let p = std::mem::take(&mut self.pulse);
+        let c = self.capacity();
+        if p.n == 0 || p.pre_n == 0 || c <= 0.0 || self.rate != p.from {
+            // Nothing to compare, or the pace moved since: no verdict.
+            return;
+        }
+        // The queue the pulse adds grows from nothing at its first packet
+        // to its largest at its last, so the mean over its packets is half
+        // of it: twice the mean above the baseline's is the rise. (Means,
+        // not maxima: with Poisson cross traffic the largest delay of a
+        // 10-ms window moves by more than one MBS from window to window,
+        // and a pulse compared by maxima raised the pace to 741 Mb/s of
+        // 700 available.)
+        let mean = |sum: Time, n: u32| sum / Time::from(n);
+        let rise = (2 * mean(p.q, p.n).saturating_sub(mean(p.pre_q, p.pre_n)))
+            .saturating_sub(self.pkt_time());
+        let to = p.from + p.step;
+        let dur = (p.t1 - p.t0).max(1) as f64 * 1e-9;
+        let a = (to - rise as f64 * 1e-9 * c / dur).clamp(0.0, to);
+        self.avail = a;
+        let r = if rise == 0 {
+            to
+        } else {
+            a * (1.0 - self.cfg.margin)
+        };
+        if r > self.rate {
+            self.pulse_from = self.rate;
+            self.set_rate(r);
+        }
+    }
+
     /// A congestion loss: the burst was above the MBS and the rate above
     /// the available bandwidth; `delivered` (bytes/s) is what got through.
     fn congestion(&mut self, delivered: f64) {
+        self.pulse = Pulse::default();
+        self.pulse_from = 0.0;
         self.burst = (self.burst * 3 / 4).max(2);
         self.since_loss = 0;
         if self.phase == Phase::Cruise {
@@ -1075,11 +1274,16 @@ impl Controller for Pda {
                 max_burst: None,
             };
         }
+        let pace = if self.pulse.left > 0 {
+            self.rate + self.pulse.step
+        } else {
+            self.rate
+        };
         let rtt = self.srtt.max(self.base_rtt) as f64 * 1e-9;
-        let cap = self.cfg.cwnd_gain * self.rate * rtt / self.wire + self.burst as f64;
+        let cap = self.cfg.cwnd_gain * pace * rtt / self.wire + self.burst as f64;
         Control {
             cwnd: Some(cap.max(2.0 * self.burst as f64)),
-            pacing_rate: Some(self.rate),
+            pacing_rate: Some(pace),
             max_burst: Some(self.burst),
         }
     }
@@ -1150,6 +1354,7 @@ impl Controller for Pda {
                     self.set_rate(self.avail * (1.0 - self.cfg.margin));
                     self.enter_cruise();
                 }
+                Phase::Cruise if self.pulse.started => self.on_pulse_rtt(now, rtt),
                 _ => {}
             }
         }
@@ -1238,6 +1443,8 @@ impl Controller for Pda {
     }
 
     fn on_rto(&mut self, _now: Time) {
+        self.pulse = Pulse::default();
+        self.pulse_from = 0.0;
         self.burst = 2;
         if self.rate > 0.0 {
             let r = self.rate / 2.0;
@@ -1252,6 +1459,16 @@ impl Controller for Pda {
         // back by the window would time the window, not the path.
         if let Some(s) = &mut self.search {
             s.on_send(now, self.wire);
+        }
+        if self.pulse.left > 0 && !retransmit {
+            if !self.pulse.started {
+                self.pulse.started = true;
+                self.pulse.t0 = now;
+            }
+            self.pulse.left -= 1;
+            if self.pulse.left == 0 {
+                self.pulse.t1 = now.max(self.pulse.t0 + 1);
+            }
         }
         let new_burst = now != self.last_send;
         self.last_send = now;
@@ -1356,6 +1573,95 @@ mod tests {
         assert_eq!(flows_sharing(980.0 * m, 327.0 * m), 4);
         assert_eq!(flows_sharing(0.0, 1.0), 2);
         assert_eq!(flows_sharing(1e12, 1e-3), 10_000);
+    }
+
+    /// A flow cruising at `mbps` on a 1 Gb/s, 50 ms path with an MBS of
+    /// `burst` packets, sends a pulse of `step_mbps` and gets back the
+    /// queueing delay `rise` (nanoseconds) growing linearly over the
+    /// pulse's packets from the baseline's; returns the pulse's packets,
+    /// the pace during it and the pace after it is judged, in Mb/s.
+    fn pulse_with_rise(mbps: f64, step_mbps: f64, burst: u32, rise: Time) -> (u32, f64, f64) {
+        let mut p = pda_1500();
+        let rtt = 50 * MILLISECOND;
+        p.phase = Phase::Cruise;
+        p.base_rtt = rtt;
+        p.srtt = rtt;
+        p.pair_cap = 125e6;
+        p.pair_n = 1;
+        p.burst = burst;
+        p.rate = mbps * 1e6 / 8.0;
+        // No ACK below closes a round (the round's own probes stay out).
+        p.round_delivered = u64::MAX;
+        p.start_pulse(step_mbps * 1e6 / 8.0);
+        let n = p.pulse.left;
+        let t0 = 10 * MILLISECOND;
+        // The pace the transport sends at while the pulse lasts.
+        let during = p.control().pacing_rate.unwrap() * 8.0 / 1e6;
+        let gap = (1500.0 / (p.rate + p.pulse.step) * 1e9) as Time;
+        for k in 0..n as u64 {
+            p.on_send(t0 + k * gap, k, false, 0);
+        }
+        let t1 = t0 + (n as u64 - 1) * gap;
+        assert_eq!(p.pulse.t1, t1);
+        // Baseline: packets sent just before the pulse, no queue.
+        for k in 1..=10u64 {
+            p.on_ack(t0 - k * gap + rtt, &ack(rtt, 0, 0, 1));
+        }
+        for k in 0..n as u64 {
+            let q = rise * k / (n as u64 - 1).max(1);
+            p.on_ack(t0 + k * gap + rtt + q, &ack(rtt + q, 0, 0, 1));
+        }
+        // The first packet sent after the pulse judges it.
+        p.on_ack(t1 + gap + rtt, &ack(rtt, 0, 0, 1));
+        assert_eq!(p.pulse, Pulse::default(), "judged");
+        (n, during, p.rate * 8.0 / 1e6)
+    }
+
+    /// Seed 000: "any burst sent into the network that exceeds the MBS will
+    /// potentially cause a router on the path to drop packets". A cruise
+    /// probe adds at most one MBS to the queue: its excess over the pace is
+    /// the MBS, and the delay its own packets see decides the new pace.
+    #[test]
+    fn a_pulse_queues_at_most_one_mbs_and_its_delay_sets_the_pace() {
+        // 700 Mb/s + 50 Mb/s with an MBS of 5: 75 packets, 5 in excess.
+        let (n, during, after) = pulse_with_rise(700.0, 50.0, 5, 0);
+        assert_eq!(n, 75);
+        assert!((n as f64 * 50.0 / 750.0 - 5.0).abs() < 1e-9);
+        assert!((during - 750.0).abs() < 1e-6, "{during}");
+        // No rise: the room is at least the pulse's pace, which is kept.
+        assert!((after - 750.0).abs() < 1e-6, "{after}");
+        // The whole excess queued (5 packets of 12 us, plus the one-packet
+        // granularity): no room above the pace, which stays.
+        let (_, _, after) = pulse_with_rise(700.0, 50.0, 5, 72_000);
+        assert!((after - 700.0).abs() < 1e-6, "{after}");
+        // Half of it queued: the room is half the step, less the margin.
+        let (_, _, after) = pulse_with_rise(700.0, 50.0, 5, 42_000);
+        assert!(after > 700.0 && after < 725.0, "{after}");
+    }
+
+    /// A standing queue after a pulse raised the pace is that step's own:
+    /// the pace returns below where it was, without a yield of the seed's
+    /// table (which would take 200 Mb/s at 700 Mb/s).
+    #[test]
+    fn a_standing_queue_after_a_pulse_returns_the_pace_without_a_yield() {
+        let mut p = pda_1500();
+        let rtt = 50 * MILLISECOND;
+        p.phase = Phase::Cruise;
+        p.base_rtt = rtt;
+        p.srtt = rtt;
+        p.pair_cap = 125e6;
+        p.pair_n = 1;
+        p.rate = 750e6 / 8.0;
+        p.round_rate = p.rate;
+        p.pulse_from = 700e6 / 8.0;
+        p.round_delivered = 0;
+        p.round_start = 0;
+        // A round (one ACK closes it) 5 ms above the base RTT, beyond the
+        // threshold (2.5 ms).
+        p.on_ack(rtt, &ack(rtt + 5 * MILLISECOND, 1, 0, 1));
+        let r = p.rate * 8.0 / 1e6;
+        assert!((r - 686.0).abs() < 1e-6, "{r}");
+        assert_eq!(p.pulse_from, 0.0);
     }
 
     #[test]

@@ -346,6 +346,7 @@ static SPECS: &[CcSpec] = &[
             "loss_confirm" = 0.02, "fraction of a round's packets lost (3 or more) that confirms congestion whatever the delay, in (0, 1]";
             "competing_loss" = 0.1, "while balancing against a competitor that does not yield, the fraction of a round's packets lost (3 or more) that still confirms congestion, in (0, 1]";
             "search" = 0.0, "1: after start-up, find the available bandwidth by a binary search over self-loading trains (pathload's method; dropless probe) instead of cruising";
+            "pulse" = 1.0, "1: a cruise probe above half the capacity is a pulse whose excess over the pace is at most one MBS, judged by the queueing delay it adds; 0: the probe raises the pace by probe_gain and keeps it";
         ),
     },
     CcSpec {
@@ -881,6 +882,7 @@ pub fn build(
                         "in (0, 1]",
                     )?,
                     search: v.boolean("search")?,
+                    pulse: v.boolean("pulse")?,
                 },
                 info,
             ))
@@ -1203,6 +1205,7 @@ mod tests {
             ("cubic", vec![p("initial_growth", -0.01)]),
             ("cubic", vec![p("initial_growth", f64::NAN)]),
             ("pda", vec![p("search", 2.0)]),
+            ("pda", vec![p("pulse", 0.5)]),
             ("pda", vec![p("infer_flows", 0.5)]),
             ("pda", vec![p("count_yield", 0.5)]),
             ("pda", vec![p("count_yield", f64::NAN)]),

@@ -5,7 +5,7 @@ use dropless_emu::{CrossConfig, CrossKind, Link, LinkConfig, PriceConfig, QueueC
 use dropless_scenario::units::{self, fmt_rate};
 use dropless_sim::codel::CodelConfig;
 use dropless_sim::pie::PieConfig;
-use dropless_sim::rcp_price::RcpConfig;
+use dropless_sim::rcp_price::{RcpConfig, RcpQueue};
 use dropless_sim::red::RedConfig;
 use dropless_sim::step_mark::StepConfig;
 
@@ -125,6 +125,10 @@ pub struct EmulateArgs {
     /// RCP's gain on the queue (default 1)
     #[arg(long)]
     pub price_beta: Option<f64>,
+    /// The queue RCP's beta term reads: instant (at the update, the
+    /// default) or min (the interval's smallest, the standing queue)
+    #[arg(long)]
+    pub price_queue: Option<String>,
 }
 
 /// `--price` and its flags; a `--price-*` flag without `--price rcp` is
@@ -135,6 +139,7 @@ fn price_arg(a: &EmulateArgs) -> Result<PriceConfig, Failure> {
         ("price-interval", a.price_interval.is_some()),
         ("price-alpha", a.price_alpha.is_some()),
         ("price-beta", a.price_beta.is_some()),
+        ("price-queue", a.price_queue.is_some()),
     ];
     match a.price.as_str() {
         "none" => match given.iter().find(|(_, g)| *g) {
@@ -152,6 +157,15 @@ fn price_arg(a: &EmulateArgs) -> Result<PriceConfig, Failure> {
                 interval: time("price-interval", &a.price_interval, d.interval)?,
                 alpha: a.price_alpha.unwrap_or(d.alpha),
                 beta: a.price_beta.unwrap_or(d.beta),
+                queue: match a.price_queue.as_deref() {
+                    None | Some("instant") => RcpQueue::Instant,
+                    Some("min") => RcpQueue::Min,
+                    Some(other) => {
+                        return Err(Failure::Input(format!(
+                            "--price-queue: found {other:?}, expected instant or min"
+                        )))
+                    }
+                },
             }))
         }
         other => Err(Failure::Input(format!(
@@ -310,23 +324,32 @@ fn line(dir: &str, l: &Link) -> String {
         if l.config().queue != QueueConfig::DropTail && s.aqm_queued > 0 {
             let span = (s.last_arrival - s.first_arrival).max(1) as f64;
             format!(
-                "; {}: {} dropped, {} packets queued, mean sojourn {:.3} ms, mean waiting {:.2} packets",
+                "; {}: {} dropped, {} packets queued, mean sojourn {:.3} ms, mean waiting {:.2} packets, standing sojourn {:.3} ms (smallest per 100 ms, {} windows)",
                 l.config().queue.name(),
                 s.aqm_drops,
                 s.aqm_queued,
                 s.sojourn_sum_ns as f64 / s.aqm_queued as f64 / 1e6,
-                s.sojourn_sum_ns as f64 / span
+                s.sojourn_sum_ns as f64 / span,
+                s.standing_sum_ns as f64 / s.standing_windows.max(1) as f64 / 1e6,
+                s.standing_windows
             )
         } else {
             String::new()
         },
-        match l.price_rate_bps() {
-            Some(r) => format!(
-                "; price: {} packets price-marked, RCP rate now {}",
-                s.price_marked,
-                fmt_rate(r)
-            ),
-            None => String::new(),
+        match (l.price_rate_bps(), l.price_totals()) {
+            (Some(r), Some(t)) => {
+                let n = t.updates.max(1) as f64;
+                format!(
+                    "; price: {} packets price-marked, RCP rate now {}, over {} updates mean rate {}, mean input {}, mean queue {:.0} bytes",
+                    s.price_marked,
+                    fmt_rate(r),
+                    t.updates,
+                    fmt_rate(t.rate_bps / n),
+                    fmt_rate(t.input_bps / n),
+                    t.queue_bytes / n
+                )
+            }
+            _ => String::new(),
         },
         if l.config().cross.is_some() {
             format!("; cross traffic: {} packets queued, {} dropped at the full buffer", s.cross_in, s.cross_overflows)

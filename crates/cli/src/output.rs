@@ -42,51 +42,61 @@ fn clean(x: f64) -> f64 {
 
 /// summary.json as a JSON value.
 pub fn summary(s: &Scenario, r: &SimResult, wall: f64, files: &[String]) -> Value {
-    let flows: Vec<Value> = r
-        .flows
-        .iter()
-        .map(|f| {
-            let spec = &s.config.flows[f.id];
-            let info = &s.flows[f.id];
-            let mut params = Map::new();
-            if let Some(cs) = registry::find(&spec.cc) {
-                for p in cs.params {
-                    let v = spec
-                        .params
-                        .iter()
-                        .rev()
-                        .find(|(k, _)| k == p.name)
-                        .map_or(p.default, |(_, v)| *v);
-                    params.insert(p.name.to_string(), num(v));
-                }
-            }
-            json!({
-                "id": f.id,
-                "label": info.label,
-                "entry": info.entry,
-                "cc": f.cc,
-                "params": params,
-                "rtt_s": clean(f.rtt_s),
-                "start_s": clean(f.start_s),
-                "end_s": clean(f.end_s),
-                "size_bytes": spec.size,
-                "completion_s": f.completion_s.map(clean),
-                "bytes_delivered": f.bytes_delivered,
-                "goodput_bps": f.goodput_bps,
-                "throughput_bps": f.throughput_bps,
-                "packets_sent": f.packets_sent,
-                "packets_lost": f.packets_lost,
-                "retransmits": f.retransmits,
-                "loss_per_10k": f.loss_per_10k,
-                "congestion_events": f.congestion_events,
-                "timeouts": f.timeouts,
-                "lost_per_event": f.lost_per_event,
-                "mean_rtt_s": f.mean_rtt_s,
-                "min_rtt_s": clean(f.min_rtt_s),
-                "avg_backlog_pkts": f.avg_backlog_pkts,
-            })
-        })
-        .collect();
+    let flows = r.flows.iter().map(|f| flow_value(s, f)).collect();
+    summary_with(s, r, wall, files, flows)
+}
+
+/// One flow's entry of summary.json.
+fn flow_value(s: &Scenario, f: &dropless_sim::FlowResult) -> Value {
+    let spec = &s.config.flows[f.id];
+    let info = &s.flows[f.id];
+    let mut params = Map::new();
+    if let Some(cs) = registry::find(&spec.cc) {
+        for p in cs.params {
+            let v = spec
+                .params
+                .iter()
+                .rev()
+                .find(|(k, _)| k == p.name)
+                .map_or(p.default, |(_, v)| *v);
+            params.insert(p.name.to_string(), num(v));
+        }
+    }
+    json!({
+        "id": f.id,
+        "label": info.label,
+        "entry": info.entry,
+        "cc": f.cc,
+        "params": params,
+        "rtt_s": clean(f.rtt_s),
+        "start_s": clean(f.start_s),
+        "end_s": clean(f.end_s),
+        "size_bytes": spec.size,
+        "completion_s": f.completion_s.map(clean),
+        "bytes_delivered": f.bytes_delivered,
+        "goodput_bps": f.goodput_bps,
+        "throughput_bps": f.throughput_bps,
+        "packets_sent": f.packets_sent,
+        "packets_lost": f.packets_lost,
+        "retransmits": f.retransmits,
+        "loss_per_10k": f.loss_per_10k,
+        "congestion_events": f.congestion_events,
+        "timeouts": f.timeouts,
+        "lost_per_event": f.lost_per_event,
+        "mean_rtt_s": f.mean_rtt_s,
+        "min_rtt_s": clean(f.min_rtt_s),
+        "avg_backlog_pkts": f.avg_backlog_pkts,
+    })
+}
+
+/// summary.json with the given `flows` entries.
+fn summary_with(
+    s: &Scenario,
+    r: &SimResult,
+    wall: f64,
+    files: &[String],
+    flows: Vec<Value>,
+) -> Value {
     let links: Vec<Value> = r
         .links
         .iter()
@@ -423,8 +433,84 @@ pub fn write_all(
         files.extend(plot::draw_all(dir, s, r)?);
     }
 
-    let json = summary(s, r, wall, &files);
-    let text = serde_json::to_string_pretty(&json).map_err(io("summary.json"))?;
-    std::fs::write(dir.join("summary.json"), text + "\n").map_err(io("summary.json"))?;
+    write_summary(&dir.join("summary.json"), s, r, wall, &files)?;
     Ok(files)
+}
+
+/// Writes summary.json, the same bytes as `to_string_pretty(&summary(..))`
+/// and a newline, but streamed: each flow's entry is built, written and
+/// dropped in turn. Held all at once, the entries (a map of 25 keys each)
+/// and the text were most of a many-flow run's peak memory, about 9 KiB
+/// per flow (docs/performance.md).
+fn write_summary(path: &Path, s: &Scenario, r: &SimResult, wall: f64, files: &[String]) -> Res<()> {
+    let top = summary_with(s, r, wall, files, Vec::new());
+    let Value::Object(top) = top else {
+        unreachable!("summary.json is an object")
+    };
+    let mut w = BufWriter::new(File::create(path).map_err(io("summary.json"))?);
+    serde_json::to_writer_pretty(&mut w, &StreamedSummary { top: &top, s, r })
+        .map_err(io("summary.json"))?;
+    w.write_all(b"\n").map_err(io("summary.json"))?;
+    w.flush().map_err(io("summary.json"))
+}
+
+/// summary.json's top-level object with its `flows` array produced lazily.
+struct StreamedSummary<'a> {
+    top: &'a Map<String, Value>,
+    s: &'a Scenario,
+    r: &'a SimResult,
+}
+
+impl serde::Serialize for StreamedSummary<'_> {
+    fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        struct Flows<'b>(&'b Scenario, &'b SimResult);
+        impl serde::Serialize for Flows<'_> {
+            fn serialize<S: serde::Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+                let mut seq = ser.serialize_seq(Some(self.1.flows.len()))?;
+                for f in &self.1.flows {
+                    seq.serialize_element(&flow_value(self.0, f))?;
+                }
+                seq.end()
+            }
+        }
+        let mut m = ser.serialize_map(Some(self.top.len()))?;
+        for (k, v) in self.top {
+            if k == "flows" {
+                m.serialize_entry(k, &Flows(self.s, self.r))?;
+            } else {
+                m.serialize_entry(k, v)?;
+            }
+        }
+        m.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The streamed summary.json is the same text as the whole value
+    /// pretty-printed, on a run with several flows of two kinds.
+    #[test]
+    fn streamed_summary_equals_the_value_printed() {
+        let text = include_str!("../../../scenarios/parking-lot.toml");
+        let s = dropless_scenario::from_str(
+            text,
+            "parking-lot.toml",
+            &["duration=0.2s".into(), "flows[*].start=0s".into()],
+        )
+        .unwrap();
+        let r = s.simulation().unwrap().run();
+        assert!(r.flows.len() > 1);
+        let files = vec!["flows.csv".to_string()];
+        let dir = std::env::temp_dir().join(format!("dropless-summary-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("summary.json");
+        write_summary(&path, &s, &r, 1.5, &files).unwrap();
+        let streamed = std::fs::read_to_string(&path).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let held = serde_json::to_string_pretty(&summary(&s, &r, 1.5, &files)).unwrap() + "\n";
+        assert_eq!(streamed, held);
+    }
 }

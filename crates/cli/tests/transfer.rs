@@ -426,6 +426,16 @@ fn emulate_rejects_bad_values_naming_the_option() {
         (&["--price", "maxnet"][..], "--price", "none or rcp"),
         (&["--price-rtt", "50ms"][..], "--price-rtt", "--price rcp"),
         (
+            &["--price-queue", "min"][..],
+            "--price-queue",
+            "--price rcp",
+        ),
+        (
+            &["--price", "rcp", "--price-queue", "max"][..],
+            "--price-queue",
+            "instant or min",
+        ),
+        (
             &["--price", "rcp", "--price-alpha", "0"][..],
             "--price-alpha",
             "above 0",

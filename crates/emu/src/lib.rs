@@ -179,6 +179,14 @@ pub struct LinkStats {
     /// time they span, the time-averaged number of packets waiting
     /// (Little's law).
     pub sojourn_sum_ns: u128,
+    /// The standing sojourn: over consecutive windows of
+    /// [`STANDING_WINDOW`] (each opened by the first packet let in after
+    /// the last one closed), the sum of each window's smallest waiting
+    /// time, ns (CoDel's measure of the standing queue, RFC 8289 §3); the
+    /// window still open is not counted.
+    pub standing_sum_ns: u128,
+    /// Windows in `standing_sum_ns`.
+    pub standing_windows: u64,
     /// First and last arrival seen, ns (the shell's clock).
     pub first_arrival: Time,
     /// See `first_arrival`.
@@ -231,7 +239,20 @@ pub struct Link {
     mtu: u32,
     /// The price's state; `None`: no price.
     price: Option<Box<price_mark::PriceMark>>,
+    /// Random loss, a price or a queue discipline is configured: arrivals
+    /// take [`Link::push_from`]'s slow path.
+    slow: bool,
+    /// A price or a queue discipline is configured: arrivals take
+    /// [`Link::push_to_disciplines`].
+    disciplines: bool,
+    /// The open standing-sojourn window: when it closes, and the smallest
+    /// waiting time in it (`None`: no window open).
+    standing: Option<(Time, Time)>,
 }
+
+/// The window over which [`LinkStats::standing_sum_ns`] takes the smallest
+/// waiting time: CoDel's default interval (RFC 8289 §4.3), 100 ms.
+pub const STANDING_WINDOW: Time = 100 * dropless_cc::MILLISECOND;
 
 /// How late a [`Link`]'s packets were delivered, from [`Link::lateness`].
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -259,6 +280,11 @@ impl Link {
             aqm: aqm::Aqm::new(&cfg.queue, cfg.rate_bps, cfg.seed ^ 0xA011_D15C).map(Box::new),
             mtu: 0,
             price: price_mark::PriceMark::new(&cfg.price, cfg.rate_bps).map(Box::new),
+            slow: cfg.loss > 0.0
+                || cfg.queue != QueueConfig::DropTail
+                || cfg.price != PriceConfig::None,
+            disciplines: cfg.queue != QueueConfig::DropTail || cfg.price != PriceConfig::None,
+            standing: None,
             cfg,
             entries: VecDeque::new(),
             first_queued: 0,
@@ -277,6 +303,12 @@ impl Link {
     /// price.
     pub fn price_rate_bps(&self) -> Option<f64> {
         self.price.as_deref().map(price_mark::PriceMark::rate_bps)
+    }
+
+    /// Sums over the price's updates (RCP's R, y and q); `None` without a
+    /// price.
+    pub fn price_totals(&self) -> Option<dropless_sim::rcp_price::RcpTotals> {
+        self.price.as_deref().map(price_mark::PriceMark::totals)
     }
 
     /// The configuration.
@@ -373,16 +405,49 @@ impl Link {
 
     /// Offers the IP packet in `buf` at time `now`. A dropped packet's
     /// buffer is kept for reuse.
-    pub fn push(&mut self, now: Time, mut buf: Vec<u8>) -> Verdict {
+    pub fn push(&mut self, now: Time, buf: Vec<u8>) -> Verdict {
         self.cross_until(now);
         self.advance(now);
         self.stats.packets_in += 1;
-        let len = buf.len() as u64;
-        if self.cfg.loss > 0.0 && self.rng.gen::<f64>() < self.cfg.loss {
-            self.stats.lost += 1;
-            self.recycle(buf);
-            return Verdict::Lost;
+        // One test where there was the random loss's before the disciplines
+        // existed; each case compiled on its own (docs/performance.md, the
+        // emulator's drop-tail path).
+        if self.slow {
+            self.push_from::<true>(now, buf)
+        } else {
+            self.push_from::<false>(now, buf)
         }
+    }
+
+    /// `push` after the counters: with `SLOW`, the random loss, then a
+    /// drop-tail link's path or the disciplines'; without, the drop-tail
+    /// path alone.
+    #[inline(always)]
+    fn push_from<const SLOW: bool>(&mut self, now: Time, mut buf: Vec<u8>) -> Verdict {
+        if SLOW {
+            if self.cfg.loss > 0.0 && self.rng.gen::<f64>() < self.cfg.loss {
+                self.stats.lost += 1;
+                self.recycle(buf);
+                return Verdict::Lost;
+            }
+            if self.disciplines {
+                return self.push_to_disciplines(now, buf);
+            }
+        }
+        if self.overflows(buf.len() as u64) {
+            self.recycle(buf);
+            return Verdict::Overflow;
+        }
+        let marked = self.step_mark(&mut buf);
+        self.enqueue(now, buf, marked)
+    }
+
+    /// `push` past the random loss on a link with a price or a queue
+    /// discipline: the price counts every arrival, then the buffer, then
+    /// the discipline decides.
+    #[cold]
+    #[inline(never)]
+    fn push_to_disciplines(&mut self, now: Time, mut buf: Vec<u8>) -> Verdict {
         if let Some(pm) = self.price.as_deref_mut() {
             // Every arrival counts towards the link's input rate, as in the
             // simulator's links.
@@ -390,8 +455,7 @@ impl Link {
                 self.stats.price_marked += 1;
             }
         }
-        if self.queued_bytes + len > self.cfg.buffer_bytes {
-            self.stats.overflows += 1;
+        if self.overflows(buf.len() as u64) {
             self.recycle(buf);
             return Verdict::Overflow;
         }
@@ -407,11 +471,33 @@ impl Link {
                 AqmVerdict::Enqueue => {}
             }
         }
-        let marked = marked
-            || self
-                .cfg
-                .mark_above
-                .is_some_and(|k| self.queued_bytes > k && mark_ce(&mut buf));
+        let marked = marked || self.step_mark(&mut buf);
+        self.enqueue(now, buf, marked)
+    }
+
+    /// Whether `len` more bytes would overflow the buffer (counted).
+    #[inline(always)]
+    fn overflows(&mut self, len: u64) -> bool {
+        let full = self.queued_bytes + len > self.cfg.buffer_bytes;
+        if full {
+            self.stats.overflows += 1;
+        }
+        full
+    }
+
+    /// `--mark-above`: sets an ECN-capable packet to CE when more than the
+    /// threshold is queued.
+    #[inline(always)]
+    fn step_mark(&mut self, buf: &mut [u8]) -> bool {
+        self.cfg
+            .mark_above
+            .is_some_and(|k| self.queued_bytes > k && mark_ce(buf))
+    }
+
+    /// Queues an accepted packet behind the others.
+    #[inline(always)]
+    fn enqueue(&mut self, now: Time, buf: Vec<u8>, marked: bool) -> Verdict {
+        let len = buf.len() as u64;
         if marked {
             self.stats.marked += 1;
         }
@@ -434,7 +520,6 @@ impl Link {
     /// `now` (after `advance(now)`); a mark is applied to the header here,
     /// and a mark the header cannot take (not ECN-capable IPv4) becomes a
     /// drop. Counts the packet's waiting time if it is not dropped.
-    #[cold]
     fn aqm_verdict(&mut self, now: Time, buf: &mut [u8]) -> AqmVerdict {
         let len = buf.len() as u32;
         self.mtu = self.mtu.max(len);
@@ -468,8 +553,19 @@ impl Link {
                 self.stats.first_arrival = now;
             }
             self.stats.aqm_queued += 1;
-            self.stats.sojourn_sum_ns += (self.last_depart.max(now) - now) as u128;
+            let wait = self.last_depart.max(now) - now;
+            self.stats.sojourn_sum_ns += wait as u128;
             self.stats.last_arrival = now;
+            self.standing = match self.standing {
+                Some((end, min)) if now < end => Some((end, min.min(wait))),
+                closed => {
+                    if let Some((_, min)) = closed {
+                        self.stats.standing_sum_ns += min as u128;
+                        self.stats.standing_windows += 1;
+                    }
+                    Some((now + STANDING_WINDOW, wait))
+                }
+            };
         }
         v
     }
@@ -982,6 +1078,141 @@ mod tests {
         assert!(s.aqm_drops > 0 && s.marked == 0, "{s:?}");
         // Waiting time recorded for the packets let in.
         assert!(s.sojourn_sum_ns > 0 && s.aqm_queued + s.aqm_drops == 600);
+    }
+
+    /// PIE on real packets: a burst of 30 packets, then arrivals at the
+    /// link's rate, hold about 30 ms of queue (twice PIE's 15 ms target);
+    /// nothing is signalled within PIE's 150 ms burst allowance, then ECT
+    /// packets are marked (header checksum valid) while the probability is
+    /// at most 10 % and Not-ECT packets are only ever dropped; the same
+    /// arrivals give the same verdicts (seeded, no clock).
+    #[test]
+    fn pie_signals_a_growing_queue_on_real_packets() {
+        use dropless_sim::pie::PieConfig;
+        let run = |tos: u8| {
+            let mut l = with_queue(QueueConfig::Pie(PieConfig {
+                ecn: true,
+                ..PieConfig::default()
+            }));
+            let mut verdicts = Vec::new();
+            for i in 0..3000u64 {
+                let now = i.saturating_sub(30) * MILLISECOND;
+                verdicts.push(l.push(now, ipv4_len(tos, 1000)));
+                while let Some(p) = l.pop(now) {
+                    assert_eq!(checksum(&p[..20]), 0);
+                    l.recycle(p);
+                }
+            }
+            (verdicts, l.stats().clone())
+        };
+        let (v, s) = run(0x02);
+        assert!(s.marked > 0 && s.overflows == 0, "{s:?}");
+        assert_eq!(run(0x02).0, v, "deterministic");
+        let first = v
+            .iter()
+            .position(|x| !matches!(x, Verdict::Queued { marked: false }))
+            .unwrap();
+        // Arrival i (from 30 on) is at i - 30 ms: the burst allowance
+        // lasts 150 ms.
+        assert!(first >= 180, "first signal at packet {first}");
+        // Marks come before any drop of an ECT packet (RFC 8033 §5.1).
+        if let Some(d) = v.iter().position(|x| *x == Verdict::Dropped) {
+            assert!(d > first, "an ECT packet dropped before the first mark");
+        }
+        let (v, s) = run(0x00);
+        assert!(s.aqm_drops > 0 && s.marked == 0, "{s:?}");
+        assert!(v.iter().all(|x| *x != Verdict::Queued { marked: true }));
+    }
+
+    /// The queue a discipline sees is the emulated FIFO's: the packet in
+    /// service and those in the delay line do not count as waiting. With
+    /// DCTCP's step at K = 1, the third of packets arriving together finds
+    /// one in service and one waiting (not above K), the fourth two waiting
+    /// (marked); once the link has sent two of them (fake clock at 2.5 ms),
+    /// one is in service and one waits, so the next arrival is not marked;
+    /// and once all have left the queue (still in the 10 ms delay line)
+    /// nothing waits.
+    #[test]
+    fn the_discipline_sees_only_the_packets_waiting() {
+        use dropless_sim::step_mark::StepConfig;
+        let mut l = with_queue(QueueConfig::Step(StepConfig { k: 1, ecn: true }));
+        let q = |marked| Verdict::Queued { marked };
+        // 1000 bytes at 1 byte/us: 1 ms of service each.
+        assert_eq!(l.push(0, ipv4_len(0x02, 1000)), q(false)); // in service
+        assert_eq!(l.push(0, ipv4_len(0x02, 1000)), q(false)); // 1 waiting
+        assert_eq!(l.push(0, ipv4_len(0x02, 1000)), q(false)); // 1 waiting: not > K
+        assert_eq!(l.push(0, ipv4_len(0x02, 1000)), q(true)); // 2 waiting
+                                                              // At 2.5 ms: two sent, the third in service, the fourth waiting.
+        assert_eq!(l.push(2_500 * US, ipv4_len(0x02, 1000)), q(false));
+        assert_eq!(l.push(2_500 * US, ipv4_len(0x02, 1000)), q(true));
+        // At 7 ms all six have left the queue (the last at 6 ms) and are in
+        // the 10 ms delay line: the link is idle.
+        for _ in 0..3 {
+            assert_eq!(l.push(7 * MILLISECOND, ipv4_len(0x02, 1000)), q(false));
+        }
+        assert_eq!(l.push(7 * MILLISECOND, ipv4_len(0x02, 1000)), q(true));
+        assert_eq!(l.stats().marked, 3);
+    }
+
+    /// Cross traffic shares the queue the discipline sees: a constant
+    /// stream at twice the link's rate keeps packets waiting, so a real ECT
+    /// packet arriving later is marked by the step, where without it the
+    /// same packet finds an idle link.
+    #[test]
+    fn cross_traffic_counts_in_the_disciplines_queue() {
+        use dropless_sim::step_mark::StepConfig;
+        let run = |cross: Option<CrossConfig>| {
+            let mut l = Link::new(LinkConfig {
+                buffer_bytes: 1_000_000,
+                queue: QueueConfig::Step(StepConfig { k: 5, ecn: true }),
+                cross,
+                ..cfg()
+            });
+            let first = l.push(0, ipv4_len(0x02, 1000));
+            let later = l.push(50 * MILLISECOND, ipv4_len(0x02, 1000));
+            (first, later, l.stats().cross_in)
+        };
+        let (first, later, cross_in) = run(None);
+        assert_eq!(first, Verdict::Queued { marked: false });
+        assert_eq!(later, Verdict::Queued { marked: false });
+        assert_eq!(cross_in, 0);
+        let (_, later, cross_in) = run(Some(CrossConfig {
+            kind: CrossKind::Constant,
+            rate_bps: 16e6,
+            packet_bytes: 1000,
+            seed: 1,
+        }));
+        assert!(cross_in > 50, "{cross_in}");
+        assert_eq!(later, Verdict::Queued { marked: true });
+    }
+
+    /// The standing sojourn is each 100-ms window's smallest waiting time:
+    /// five packets at once (waits 0 to 4 ms), then one per millisecond at
+    /// the link's rate (each waits 4 ms). The first window's smallest wait
+    /// is 0, the next two's 4 ms; the window still open is not counted.
+    #[test]
+    fn the_standing_sojourn_is_the_smallest_wait_per_window() {
+        use dropless_sim::step_mark::StepConfig;
+        let mut l = with_queue(QueueConfig::Step(StepConfig {
+            k: 1_000_000,
+            ecn: true,
+        }));
+        for _ in 0..5 {
+            l.push(0, ipv4_len(0x02, 1000));
+        }
+        for k in 1..=350u64 {
+            l.push(k * MILLISECOND, ipv4_len(0x02, 1000));
+        }
+        let s = l.stats();
+        assert_eq!(s.standing_windows, 3);
+        assert_eq!(s.standing_sum_ns, 8 * MILLISECOND as u128);
+        // The mean waiting time counts every packet (the burst's too).
+        assert_eq!(s.sojourn_sum_ns, (10 + 350 * 4) * MILLISECOND as u128);
+        // A drop-tail link keeps no such counters.
+        let mut d = Link::new(cfg());
+        d.push(0, ipv4_len(0x02, 1000));
+        d.push(200 * MILLISECOND, ipv4_len(0x02, 1000));
+        assert_eq!(d.stats().standing_windows, 0);
     }
 
     /// Bad discipline parameters are refused naming the command-line flag.

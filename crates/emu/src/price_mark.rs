@@ -82,6 +82,11 @@ impl PriceMark {
         self.rcp.rate_bps()
     }
 
+    /// Sums over RCP's updates so far (means of R, y and q).
+    pub fn totals(&self) -> dropless_sim::rcp_price::RcpTotals {
+        self.rcp.totals()
+    }
+
     /// A packet arrives at `now` with `queued_bytes` in the queue: it counts
     /// towards the link's input rate, and it is price-marked if it is a
     /// dropless data packet sent ADPM-capable whose probe type is below the

@@ -546,6 +546,11 @@ pub const PRICE_PARAMS: &[KeyDoc] = &[
         "RCP's gain on spare capacity, in (0, 2]",
     ),
     k("price_beta", "1", "RCP's gain on the queue, in [0, 2]"),
+    k(
+        "price_queue",
+        "\"instant\"",
+        "the queue RCP's beta term reads: \"instant\" (at the update) or \"min\" (the interval's smallest)",
+    ),
 ];
 
 /// Keys of a link with `queue = "red"`.

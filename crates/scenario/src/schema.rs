@@ -5,7 +5,7 @@ use dropless_cc::{registry, ConnInfo, Time, MILLISECOND};
 use dropless_sim::codel::CodelConfig;
 use dropless_sim::config::PriceKind;
 use dropless_sim::pie::PieConfig;
-use dropless_sim::rcp_price::RcpConfig;
+use dropless_sim::rcp_price::{RcpConfig, RcpQueue};
 use dropless_sim::red::RedConfig;
 use dropless_sim::rem::RemConfig;
 use dropless_sim::step_mark::StepConfig;
@@ -656,6 +656,12 @@ fn read_link(ctx: &Ctx, t: &Value, path: &str) -> R<RawLink> {
                 rtt_s: dropless_cc::secs(rtt),
                 alpha: gain("price_alpha", 0.0, true, 2.0, d.alpha)?,
                 beta: gain("price_beta", 0.0, false, 2.0, d.beta)?,
+                queue: match o.get("price_queue") {
+                    None => RcpQueue::Instant,
+                    Some(Value::String(q)) if q == "instant" => RcpQueue::Instant,
+                    Some(Value::String(q)) if q == "min" => RcpQueue::Min,
+                    Some(v) => return Err(o.bad("price_queue", v, "\"instant\" or \"min\"")),
+                },
             })
         }
         Some(other) => unreachable!("price kind {other} listed but not handled"),

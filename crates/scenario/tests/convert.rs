@@ -495,15 +495,29 @@ fn link_prices_are_checked_and_their_keys_need_a_price() {
         dropless_sim::config::PriceKind::Rcp(c) => {
             assert_eq!((c.rtt_s, c.alpha, c.beta), (0.04, 0.3, 1.0));
             assert_eq!(c.interval, 10 * dropless_cc::MILLISECOND);
+            assert_eq!(c.queue, dropless_sim::rcp_price::RcpQueue::Instant);
         }
         p => panic!("{p:?}"),
     }
     assert!(s.simulation().is_ok());
+    let s = link("price = \"rcp\"\nprice_queue = \"min\"").unwrap();
+    match s.config.topology.links()[0].price {
+        dropless_sim::config::PriceKind::Rcp(c) => {
+            assert_eq!(c.queue, dropless_sim::rcp_price::RcpQueue::Min)
+        }
+        p => panic!("{p:?}"),
+    }
     for (keys, path, want) in [
         ("price = \"rem\"", "price", "rcp"),
         ("price_rtt = \"40ms\"", "price_rtt", "price = \"rcp\""),
         ("price = \"rcp\"\nprice_alpha = 0", "price_alpha", "(0, 2]"),
         ("price = \"rcp\"\nprice_beta = -1", "price_beta", "[0, 2]"),
+        (
+            "price = \"rcp\"\nprice_queue = \"max\"",
+            "price_queue",
+            "\"min\"",
+        ),
+        ("price_queue = \"min\"", "price_queue", "price = \"rcp\""),
         ("price = \"rcp\"\nprice_rtt = \"0s\"", "price_rtt", "1ns"),
         (
             "price = \"rcp\"\nprice_rtt = \"10ms\"\nprice_interval = \"20ms\"",

@@ -34,6 +34,22 @@ pub struct RcpConfig {
     pub alpha: f64,
     /// Gain on the queue (1; RCP's beta).
     pub beta: f64,
+    /// Which queue the `beta q / d` term reads.
+    pub queue: RcpQueue,
+}
+
+/// The queue q RCP's update reads.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RcpQueue {
+    /// The queue at the update (the first arrival of the interval), as
+    /// Dukkipati et al. 2005 write it (the default).
+    #[default]
+    Instant,
+    /// The smallest queue an arrival saw during the interval: the standing
+    /// queue, blind to bursts that drain within the interval (for real
+    /// hosts whose timer wake-ups bunch packets that a perfectly paced
+    /// sender would space).
+    Min,
 }
 
 impl Default for RcpConfig {
@@ -43,6 +59,7 @@ impl Default for RcpConfig {
             rtt_s: 0.1,
             alpha: 0.1,
             beta: 1.0,
+            queue: RcpQueue::Instant,
         }
     }
 }
@@ -60,6 +77,23 @@ pub struct RcpPrice {
     price: f64,
     next: Time,
     bits: f64,
+    /// The smallest queue an arrival saw this interval (`Min` only).
+    q_min: u64,
+    totals: RcpTotals,
+}
+
+/// Sums over a link's RCP updates, for diagnosis: their means say where
+/// the equilibrium `alpha (C - y) = beta q / d` settled.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RcpTotals {
+    /// Updates run (intervals, including those caught up without arrivals).
+    pub updates: u64,
+    /// Sum of the rate R after each update, bits/s.
+    pub rate_bps: f64,
+    /// Sum of the arrival rate y of each interval, bits/s.
+    pub input_bps: f64,
+    /// Sum of the queue q each update saw, bytes.
+    pub queue_bytes: f64,
 }
 
 impl RcpPrice {
@@ -72,12 +106,19 @@ impl RcpPrice {
             price: rcp_price(c_bps, RCP_MIN_BPS, RCP_MAX_BPS),
             next: cfg.interval,
             bits: 0.0,
+            q_min: u64::MAX,
+            totals: RcpTotals::default(),
         }
     }
 
     /// The current rate R, bits/s.
     pub fn rate_bps(&self) -> f64 {
         self.r_bps
+    }
+
+    /// Sums over the updates so far.
+    pub fn totals(&self) -> RcpTotals {
+        self.totals
     }
 
     /// The current price in [0, 1].
@@ -100,10 +141,19 @@ impl RcpPrice {
             }
         }
         self.bits += f64::from(wire) * 8.0;
+        if self.cfg.queue == RcpQueue::Min {
+            self.q_min = self.q_min.min(queue_bytes);
+        }
         self.price
     }
 
     fn update(&mut self, queue_bytes: u64) {
+        let queue_bytes = match self.cfg.queue {
+            RcpQueue::Instant => queue_bytes,
+            // The interval's arrivals and this one (an interval caught up
+            // without arrivals has only this one).
+            RcpQueue::Min => std::mem::replace(&mut self.q_min, u64::MAX).min(queue_bytes),
+        };
         let t = dropless_cc::secs(self.cfg.interval);
         let y = self.bits / t;
         self.bits = 0.0;
@@ -113,6 +163,10 @@ impl RcpPrice {
         let factor = 1.0 + (t / d) * (self.cfg.alpha * (c - y) - self.cfg.beta * q / d) / c;
         self.r_bps = (self.r_bps * factor.max(0.0)).clamp(RCP_MIN_BPS, c);
         self.price = rcp_price(self.r_bps, RCP_MIN_BPS, RCP_MAX_BPS);
+        self.totals.updates += 1;
+        self.totals.rate_bps += self.r_bps;
+        self.totals.input_bps += y;
+        self.totals.queue_bytes += queue_bytes as f64;
     }
 }
 
@@ -143,5 +197,34 @@ mod tests {
         // A long idle period is caught up at once.
         r.on_arrival(1_000_000 * MILLISECOND, 1500, 0);
         assert_eq!(r.rate_bps(), 100e6);
+    }
+
+    #[test]
+    fn the_min_queue_ignores_a_burst_that_drains_within_the_interval() {
+        // 90 Mb/s arriving, every interval's first arrival seeing 30 kB
+        // waiting and the others none: the instant queue holds R down, the
+        // interval's smallest queue (0) lets it grow to C.
+        let run = |queue| {
+            let mut r = RcpPrice::new(
+                RcpConfig {
+                    queue,
+                    ..RcpConfig::default()
+                },
+                100e6,
+            );
+            let mut t = 0;
+            while t < 5_000 * MILLISECOND {
+                let q = if t % (10 * MILLISECOND) == 0 {
+                    30_000
+                } else {
+                    0
+                };
+                r.on_arrival(t, 1125, q);
+                t += 100_000;
+            }
+            r.rate_bps()
+        };
+        assert!(run(RcpQueue::Instant) < 50e6, "{}", run(RcpQueue::Instant));
+        assert_eq!(run(RcpQueue::Min), 100e6);
     }
 }
