@@ -218,8 +218,8 @@
 //!   streams' total yield, counts them and paces at the even share; a
 //!   newcomer that takes the yield is balanced against as above. On the
 //!   same 24 cases it met both bars in 8, as many as without it, with
-//!   lower minimums (Jain 0.75, utilization 0.62 at CI scale;
-//!   experiments/pda/shuffle-count.toml), hence off.
+//!   lower minimums (Jain 0.50-0.75 at CI scale, before and after the
+//!   pulse probe; experiments/pda/shuffle-count.toml), hence off.
 //!
 //! Host-wide pacing (the seed's "pacing at layer 3") is not the
 //! controller's: the transport's `HostPacer` paces a host's flows
