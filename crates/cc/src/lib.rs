@@ -44,6 +44,7 @@ pub mod madison;
 pub mod newreno;
 pub mod paced;
 pub mod pda;
+pub mod pda_shuffle;
 pub mod price_map;
 pub mod rcp;
 pub mod registry;

@@ -212,6 +212,14 @@
 //!   step alone, hence still off; a newcomer that counted from what its
 //!   start-up found left ([`flows_from_share`]) was worse (the start-up's
 //!   estimate is rough).
+//! * **Counting the streams from what was yielded** (`count_yield`, off by
+//!   default): the seed's own form, in [`crate::pda_shuffle`]: each flow
+//!   reads the fall in the bottleneck's arrivals after its yield as the
+//!   streams' total yield, counts them and paces at the even share; a
+//!   newcomer that takes the yield is balanced against as above. On the
+//!   same 24 cases it met both bars in 8, as many as without it, with
+//!   lower minimums (Jain 0.50-0.75 at CI scale, before and after the
+//!   pulse probe; experiments/pda/shuffle-count.toml), hence off.
 //!
 //! Host-wide pacing (the seed's "pacing at layer 3") is not the
 //! controller's: the transport's `HostPacer` paces a host's flows
@@ -223,6 +231,7 @@
 
 use crate::avail_search::{AvailSearch, SearchConfig};
 use crate::estimator::CapacityEstimator;
+use crate::pda_shuffle::{Action as ShuffleAction, Round as ShuffleRound, Shuffle, ShuffleConfig};
 use crate::{
     AckSample, CongestionEvent, ConnInfo, Control, Controller, PacketFlags, Time, MILLISECOND,
 };
@@ -295,6 +304,13 @@ pub struct PdaConfig {
     /// 0.69 against 1.00 and 0.99 without it; experiments/pda/shuffle.toml
     /// and docs/reports/pda.md).
     pub infer_flows: bool,
+    /// The seed's shuffle with the streams counted from what was yielded
+    /// ([`crate::pda_shuffle`]): on new traffic each flow yields the
+    /// table's step, reads the fall in arrivals two rounds later as the
+    /// streams' total yield, and paces at the even share; a newcomer that
+    /// takes the yield is not Lion and is balanced against (false; it
+    /// replaces `infer_flows` when on).
+    pub count_yield: bool,
     /// Flight cap: this many rate x RTT, plus one burst (2).
     pub cwnd_gain: f64,
     /// Fraction of a round's packets lost (with at least 3 lost) that
@@ -338,6 +354,7 @@ impl Default for PdaConfig {
             cap_window: 10,
             shuffle: true,
             infer_flows: false,
+            count_yield: false,
             cwnd_gain: 2.0,
             loss_confirm: 0.02,
             competing_loss: 0.1,
@@ -388,38 +405,7 @@ pub fn flows_from_share(used: f64, avail: f64) -> u32 {
     (used / avail).round().clamp(1.0, 10_000.0) as u32
 }
 
-/// The seed's shuffle table, bits/s in and out: 500-999 Mb/s yields 200,
-/// 150-499 yields 100, "and so on". Extended to every decade `D` (a power
-/// of ten): rates in `[5D, 10D)` yield `2D`, in `[1.5D, 5D)` yield `D`, and
-/// in `[D, 1.5D)` yield `0.2 D` (the step of the decade below's top, so
-/// that 999 and 1000 Mb/s both yield 200 Mb/s). Below 1 kb/s nothing.
-///
-/// | rate | yields |
-/// |---|---|
-/// | 100-149 Mb/s | 20 Mb/s |
-/// | 150-499 Mb/s | 100 Mb/s (seed) |
-/// | 500-999 Mb/s | 200 Mb/s (seed) |
-/// | 1-1.49 Gb/s | 200 Mb/s |
-/// | 1.5-4.99 Gb/s | 1 Gb/s |
-/// | 5-9.99 Gb/s | 2 Gb/s |
-/// | 10-14.9 Gb/s | 2 Gb/s |
-/// | 15-49.9 Gb/s | 10 Gb/s |
-/// | 50-99.9 Gb/s | 20 Gb/s |
-/// | 100-149 Gb/s | 20 Gb/s |
-pub fn yield_step(rate_bps: f64) -> f64 {
-    if rate_bps.is_nan() || rate_bps < 1e3 {
-        return 0.0;
-    }
-    let d = 10f64.powi(rate_bps.log10().floor() as i32);
-    let m = rate_bps / d;
-    if m >= 5.0 {
-        2.0 * d
-    } else if m >= 1.5 {
-        d
-    } else {
-        0.2 * d
-    }
-}
+pub use crate::pda_shuffle::yield_step;
 
 /// The queueing delay that counts as "potential queuing" (seed 001 §II):
 /// `frac` x the base RTT `base`, at least `min`; once a loss has measured
@@ -569,6 +555,10 @@ pub struct Pda {
     quiet_at_share: u32,
     /// Rounds spent in drain.
     drain_rounds: u32,
+    /// The shuffle counting streams from what was yielded (`count_yield`).
+    shuffle: Option<Shuffle>,
+    /// The round's first RTT sample (0: none yet).
+    round_first_rtt: Time,
     /// A start-up drop already cut the burst to the queue it saw.
     startup_burst_cut: bool,
     // The burst being acknowledged.
@@ -637,6 +627,14 @@ impl Pda {
             quiet_at_share: 0,
             startup_burst_cut: false,
             drain_rounds: 0,
+            shuffle: (cfg.shuffle && cfg.count_yield).then(|| {
+                Shuffle::new(ShuffleConfig {
+                    margin: cfg.margin,
+                    probe_gain: cfg.probe_gain,
+                    probe_rounds: cfg.probe_rounds,
+                })
+            }),
+            round_first_rtt: 0,
             burst_key: None,
             burst_first: 0,
             burst_last: 0,
@@ -867,7 +865,12 @@ impl Pda {
                     // No packet sent after the pulse came back to judge it.
                     self.pulse = Pulse::default();
                 }
-                if qmin > qt && c > 0.0 && self.round_rate >= c * (1.0 - self.cfg.margin) {
+                let before = self.rate;
+                let own = qmin > qt && c > 0.0 && self.round_rate >= c * (1.0 - self.cfg.margin);
+                let quiet = qmax.saturating_sub(bq) < qt / 2;
+                if !own && self.shuffle_round(now, qmin > qt, quiet, d, c) {
+                    // The shuffle decided the round (pda_shuffle).
+                } else if own {
                     // A standing queue the flow built itself, pacing at or
                     // above the capacity: back to just below it, no yield.
                     self.quiet = 0;
@@ -1006,6 +1009,15 @@ impl Pda {
                         self.balance(c);
                     }
                 }
+                if quiet && self.rate > before {
+                    // A probe: not past the share the shuffle counted, and
+                    // its queue is the flow's own (pda_shuffle).
+                    if let Some(sh) = self.shuffle.as_mut() {
+                        let cap = sh.probe_cap().unwrap_or(f64::INFINITY);
+                        sh.on_probe(before);
+                        self.rate = self.rate.min(cap.max(before));
+                    }
+                }
                 if self.since_loss >= self.cfg.mbs_grow_rounds {
                     self.since_loss = 0;
                     self.burst = (self.burst + 1).min(self.mbs_cap());
@@ -1021,7 +1033,61 @@ impl Pda {
         self.round_lost = 0;
         self.round_min_rtt = Time::MAX;
         self.round_max_rtt = 0;
+        self.round_first_rtt = 0;
         self.round_rate = self.rate;
+    }
+
+    /// A round of cruise through the shuffle that counts the streams from
+    /// what was yielded ([`crate::pda_shuffle`]; `count_yield`), with a
+    /// standing queue the flow did not build (`standing`) or a `quiet`
+    /// one, `d` delivered (bytes/s) of the capacity `c`. True when the
+    /// shuffle decided the round; false leaves it to the rules without
+    /// it (probing in quiet rounds, balancing against a competitor).
+    fn shuffle_round(&mut self, now: Time, standing: bool, quiet: bool, d: f64, c: f64) -> bool {
+        if self.competing || c <= 0.0 {
+            return false;
+        }
+        let base = self.base_rtt;
+        let q = |t: Time| t.saturating_sub(base) as f64 * 1e-9;
+        let round = ShuffleRound {
+            capacity: c,
+            rate: self.rate,
+            round_rate: self.round_rate,
+            delivered: d,
+            standing,
+            quiet,
+            q_first: if self.round_first_rtt > 0 {
+                q(self.round_first_rtt)
+            } else {
+                f64::NAN
+            },
+            q_last: q(self.last_rtt),
+            dur: now.saturating_sub(self.round_start) as f64 * 1e-9,
+        };
+        let Some(sh) = self.shuffle.as_mut() else {
+            return false;
+        };
+        match sh.on_round(&round) {
+            ShuffleAction::Pace(r) => {
+                self.quiet = 0;
+                self.yielded = 0;
+                self.set_rate(r);
+                true
+            }
+            ShuffleAction::Balance => {
+                // Not Lion: balance as without the shuffle.
+                self.quiet = 0;
+                self.competing = true;
+                self.yielded = 3;
+                self.balance(c);
+                true
+            }
+            ShuffleAction::Keep if standing => {
+                self.quiet = 0;
+                true
+            }
+            ShuffleAction::Keep => false,
+        }
     }
 }
 
@@ -1240,6 +1306,9 @@ impl Controller for Pda {
             self.last_rtt = rtt;
             if self.base_rtt == 0 || rtt < self.base_rtt {
                 self.base_rtt = rtt;
+            }
+            if self.round_first_rtt == 0 {
+                self.round_first_rtt = rtt;
             }
             self.round_min_rtt = self.round_min_rtt.min(rtt);
             self.round_max_rtt = self.round_max_rtt.max(rtt);

@@ -341,6 +341,7 @@ static SPECS: &[CcSpec] = &[
             "cap_window" = 10.0, "rounds the capacity estimate keeps its maximum over";
             "shuffle" = 1.0, "1: yield a step of the rate from the seed's table when new traffic appears";
             "infer_flows" = 0.0, "1: on new traffic, count the flows sharing as the seed assumes (all at this flow's rate, plus the newcomer) and yield at least down to the even share; 0: the table's step only";
+            "count_yield" = 0.0, "1: the seed's shuffle: on new traffic yield the table's step, count the streams from the fall in arrivals it makes and pace at the even share (a newcomer that takes the yield is balanced against); 0: the table's step only";
             "cwnd_gain" = 2.0, "flight cap: this many rate x RTT, plus one burst";
             "loss_confirm" = 0.02, "fraction of a round's packets lost (3 or more) that confirms congestion whatever the delay, in (0, 1]";
             "competing_loss" = 0.1, "while balancing against a competitor that does not yield, the fraction of a round's packets lost (3 or more) that still confirms congestion, in (0, 1]";
@@ -868,6 +869,7 @@ pub fn build(
                     cap_window: whole("cap_window", 1.0)? as usize,
                     shuffle: v.boolean("shuffle")?,
                     infer_flows: v.boolean("infer_flows")?,
+                    count_yield: v.boolean("count_yield")?,
                     cwnd_gain: v.check(
                         "cwnd_gain",
                         |x| (1.0..=100.0).contains(&x),
@@ -1205,6 +1207,8 @@ mod tests {
             ("pda", vec![p("search", 2.0)]),
             ("pda", vec![p("pulse", 0.5)]),
             ("pda", vec![p("infer_flows", 0.5)]),
+            ("pda", vec![p("count_yield", 0.5)]),
+            ("pda", vec![p("count_yield", f64::NAN)]),
             ("pda", vec![p("competing_loss", 0.0)]),
             ("pda", vec![p("competing_loss", 1.5)]),
             ("pda", vec![p("buffer_thresh", 0.0)]),
