@@ -16,6 +16,9 @@ fn run(rack: bool) -> dropless_udp::TransferReport {
     write_random_file(&src, 10_000_000, 51);
     let s = SendOptions {
         rack,
+        // Loss detection alone is compared: no tail loss probes, whose
+        // timer a stalled process can fire in either run.
+        tlp: false,
         debug_reorder_every: Some(10),
         ..Default::default()
     };

@@ -131,6 +131,8 @@ fn ack_loss_and_strangers_are_survived() {
     eprintln!("sender: {s}\nreceiver: {r}");
 }
 
+/// The RTO repairs a lost final ACK while the receiver lingers (tail loss
+/// probes off, so that the timeout is what repairs it).
 #[test]
 fn lost_final_ack_is_repaired_during_linger() {
     let dir = TempDir::new("linger");
@@ -140,6 +142,7 @@ fn lost_final_ack_is_repaired_during_linger() {
     let sopts = SendOptions {
         mss: 1000,
         min_rto: Duration::from_millis(50),
+        tlp: false,
         ..Default::default()
     };
     let ropts = RecvOptions {
@@ -154,6 +157,38 @@ fn lost_final_ack_is_repaired_during_linger() {
     assert_same_file(&src, &dst);
     assert_eq!(r.debug_dropped, 1);
     assert_eq!(s.rtos, 1, "{s}");
+    assert_eq!(r.duplicates, 1, "{r}");
+}
+
+/// With tail loss probes (the default), the same lost final ACK is repaired
+/// by the probe, one retransmission of the last packet about 2 SRTT + 2 ms
+/// after it, and no RTO (the RTO's floor is 1 s here, so that a loaded
+/// machine's late timers cannot let it fire first).
+#[test]
+fn lost_final_ack_is_repaired_by_a_tail_loss_probe() {
+    let dir = TempDir::new("linger-tlp");
+    let src = dir.path("in");
+    let dst = dir.path("out");
+    write_random_file(&src, 1500, 5); // two packets of mss 1000
+    let sopts = SendOptions {
+        mss: 1000,
+        min_rto: Duration::from_secs(1),
+        ..Default::default()
+    };
+    assert!(sopts.tlp, "TLP is on by default in dropless send");
+    let ropts = RecvOptions {
+        mss: 1000,
+        ack_policy: AckPolicy::EveryPacket,
+        debug_drop_ack_every: Some(2), // the second ACK, the one for the FIN, is lost
+        ..recv_opts()
+    };
+    let o = transfer(&src, &dst, Box::new(FixedWindow(8.0)), &sopts, &ropts);
+    let s = o.send.unwrap();
+    let r = o.recv.unwrap();
+    assert_same_file(&src, &dst);
+    assert_eq!(r.debug_dropped, 1);
+    assert_eq!(s.rtos, 0, "{s}");
+    assert_eq!(s.retransmits, 1, "{s}");
     assert_eq!(r.duplicates, 1, "{r}");
 }
 
