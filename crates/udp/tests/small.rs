@@ -131,18 +131,18 @@ fn ack_loss_and_strangers_are_survived() {
     eprintln!("sender: {s}\nreceiver: {r}");
 }
 
-/// The RTO repairs a lost final ACK while the receiver lingers (tail loss
-/// probes off, so that the timeout is what repairs it).
-#[test]
-fn lost_final_ack_is_repaired_during_linger() {
-    let dir = TempDir::new("linger");
+/// Two packets of 1,000 bytes whose final ACK (the second) the receiver
+/// drops, sent with this RTO floor and tail loss probes on or off; the file
+/// arrives whole and the receiver saw the one duplicate that repaired it.
+fn lost_final_ack(tag: &str, min_rto: Duration, tlp: bool) -> dropless_udp::TransferReport {
+    let dir = TempDir::new(tag);
     let src = dir.path("in");
     let dst = dir.path("out");
     write_random_file(&src, 1500, 5); // two packets of mss 1000
     let sopts = SendOptions {
         mss: 1000,
-        min_rto: Duration::from_millis(50),
-        tlp: false,
+        min_rto,
+        tlp,
         ..Default::default()
     };
     let ropts = RecvOptions {
@@ -156,8 +156,16 @@ fn lost_final_ack_is_repaired_during_linger() {
     let r = o.recv.unwrap();
     assert_same_file(&src, &dst);
     assert_eq!(r.debug_dropped, 1);
-    assert_eq!(s.rtos, 1, "{s}");
     assert_eq!(r.duplicates, 1, "{r}");
+    s
+}
+
+/// The RTO repairs a lost final ACK while the receiver lingers (tail loss
+/// probes off, so that the timeout is what repairs it).
+#[test]
+fn lost_final_ack_is_repaired_during_linger() {
+    let s = lost_final_ack("linger", Duration::from_millis(50), false);
+    assert_eq!(s.rtos, 1, "{s}");
 }
 
 /// With tail loss probes (the default), the same lost final ACK is repaired
@@ -166,30 +174,13 @@ fn lost_final_ack_is_repaired_during_linger() {
 /// machine's late timers cannot let it fire first).
 #[test]
 fn lost_final_ack_is_repaired_by_a_tail_loss_probe() {
-    let dir = TempDir::new("linger-tlp");
-    let src = dir.path("in");
-    let dst = dir.path("out");
-    write_random_file(&src, 1500, 5); // two packets of mss 1000
-    let sopts = SendOptions {
-        mss: 1000,
-        min_rto: Duration::from_secs(1),
-        ..Default::default()
-    };
-    assert!(sopts.tlp, "TLP is on by default in dropless send");
-    let ropts = RecvOptions {
-        mss: 1000,
-        ack_policy: AckPolicy::EveryPacket,
-        debug_drop_ack_every: Some(2), // the second ACK, the one for the FIN, is lost
-        ..recv_opts()
-    };
-    let o = transfer(&src, &dst, Box::new(FixedWindow(8.0)), &sopts, &ropts);
-    let s = o.send.unwrap();
-    let r = o.recv.unwrap();
-    assert_same_file(&src, &dst);
-    assert_eq!(r.debug_dropped, 1);
+    assert!(
+        SendOptions::default().tlp,
+        "TLP is on by default in dropless send"
+    );
+    let s = lost_final_ack("linger-tlp", Duration::from_secs(1), true);
     assert_eq!(s.rtos, 0, "{s}");
     assert_eq!(s.retransmits, 1, "{s}");
-    assert_eq!(r.duplicates, 1, "{r}");
 }
 
 #[test]
