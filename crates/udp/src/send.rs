@@ -302,9 +302,11 @@ pub(crate) fn send_streams_with(
         prr: opts.prr,
         rack: opts.rack,
         tlp: opts.tlp,
-        // Linux's 2 ms on top of 2 SRTT: a host's timers and ACK batches
-        // are late by more than a loopback or LAN round trip.
+        // Linux's 2 ms (TCP_TIMEOUT_MIN) on top of 2 SRTT and of RACK's
+        // reordering timer: a host's timers, ACK batches and descheduled
+        // receivers are late by more than a loopback or LAN round trip.
         tlp_min_extra: 2 * dropless_cc::MILLISECOND,
+        reo_timer_extra: 2 * dropless_cc::MILLISECOND,
         ecn: opts.ecn,
         host_paced,
         ..SenderConfig::default()
