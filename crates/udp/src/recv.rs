@@ -202,8 +202,7 @@ pub(crate) fn recv_session(
     let plain_max = dropless_wire::DATA_HEADER_LEN + opts.mss as usize;
     let mut buf = socket.recv_buffer(plain_max + SEAL_OVERHEAD);
     let mut ack_buf = AckOut {
-        plain: [0u8; MAX_ACK_LEN],
-        sealed: [0u8; MAX_ACK_LEN + SEAL_OVERHEAD],
+        buf: [0u8; MAX_ACK_LEN + SEAL_OVERHEAD],
         chan: None,
     };
     // With a key: the session's sender, its handshake response (repeated
@@ -783,7 +782,14 @@ impl Conn {
         count: &mut u64,
     ) {
         while let Some(a) = self.rx.poll_ack(now) {
-            let Ok(n) = encode_ack(&a, &mut out.plain) else {
+            // Encoded where the ciphertext goes (behind the seal's header
+            // when encrypted), then sealed in place: no copy.
+            let at = if out.chan.is_some() {
+                secure::SEAL_HEADER_LEN
+            } else {
+                0
+            };
+            let Ok(n) = encode_ack(&a, &mut out.buf[at..]) else {
                 debug_assert!(false, "the receiver produced an unencodable ACK: {a:?}");
                 continue;
             };
@@ -796,11 +802,11 @@ impl Conn {
                 continue;
             }
             let dgram = match &mut out.chan {
-                Some(c) => match c.seal(&out.plain[..n], &mut out.sealed) {
-                    Ok(m) => &out.sealed[..m],
+                Some(c) => match c.seal_in_place(&mut out.buf, n) {
+                    Ok(m) => &out.buf[..m],
                     Err(_) => continue,
                 },
-                None => &out.plain[..n],
+                None => &out.buf[..n],
             };
             if socket.sock.send_to(dgram, self.peer).is_ok() {
                 *count += 1;
@@ -809,11 +815,10 @@ impl Conn {
     }
 }
 
-/// How ACKs leave: encoded into `plain`, then sealed into `sealed` when
-/// the transfer is encrypted.
+/// How ACKs leave: encoded into `buf` (at its start in plaintext, behind
+/// the seal's header when the transfer is encrypted) and sealed there.
 struct AckOut {
-    plain: [u8; MAX_ACK_LEN],
-    sealed: [u8; MAX_ACK_LEN + SEAL_OVERHEAD],
+    buf: [u8; MAX_ACK_LEN + SEAL_OVERHEAD],
     chan: Option<Channel>,
 }
 
