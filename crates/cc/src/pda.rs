@@ -332,6 +332,12 @@ pub struct PdaConfig {
     /// (see "Probing" in the module doc; true). False: the probe raises the
     /// pace by `probe_gain` x C and keeps it, as below half the capacity.
     pub pulse: bool,
+    /// Start-up's increases above the jump to `startup_jump` x C are
+    /// loaded as pulses whose excess over the pace is one MBS, each judged
+    /// by the queueing delay it adds before the pace moves (see "Start-up
+    /// by loading" in the module doc; true). False: the start-up rate is
+    /// raised for a whole round trip, as before.
+    pub startup_load: bool,
 }
 
 impl Default for PdaConfig {
@@ -360,6 +366,7 @@ impl Default for PdaConfig {
             competing_loss: 0.1,
             search: false,
             pulse: true,
+            startup_load: true,
         }
     }
 }
@@ -827,7 +834,12 @@ impl Pda {
         }
         match self.phase {
             Phase::Startup => {
-                if d >= 0.8 * self.round_rate || self.round_rate == 0.0 {
+                // Loading does not wait for a round at the new pace to
+                // confirm it: a pulse's verdict is its own (a round trip
+                // of waiting let TCP's slow start take the link first in
+                // contest.toml: PDA/NewReno 0.83).
+                let load = self.loading(self.capacity());
+                if load || d >= 0.8 * self.round_rate || self.round_rate == 0.0 {
                     let c = self.capacity();
                     let mut r = self.rate * self.cfg.startup_gain;
                     if c > self.rate {
@@ -844,9 +856,19 @@ impl Pda {
                     } else {
                         r
                     };
-                    self.set_rate(r);
-                    self.burst = (self.burst * 2).min(self.mbs_cap());
+                    if load {
+                        // Start-up by loading: above the jump, the step is
+                        // a pulse of one MBS's excess, judged before the
+                        // pace moves (`on_pulse_rtt`); one at a time.
+                        if self.pulse.step == 0.0 && r > self.rate {
+                            self.start_pulse(r - self.rate);
+                        }
+                    } else {
+                        self.set_rate(r);
+                        self.burst = (self.burst * 2).min(self.mbs_cap());
+                    }
                 }
+                self.expire_pulse(now);
             }
             Phase::Drain => {
                 // A queue that does not drain in two rounds is not ours.
@@ -858,13 +880,7 @@ impl Pda {
             }
             Phase::Cruise => {
                 let c = self.capacity();
-                if self.pulse.started
-                    && self.pulse.t1 > 0
-                    && now > self.pulse.t1 + 2 * self.srtt.max(self.base_rtt)
-                {
-                    // No packet sent after the pulse came back to judge it.
-                    self.pulse = Pulse::default();
-                }
+                self.expire_pulse(now);
                 let before = self.rate;
                 let own = qmin > qt && c > 0.0 && self.round_rate >= c * (1.0 - self.cfg.margin);
                 let quiet = qmax.saturating_sub(bq) < qt / 2;
@@ -1133,6 +1149,27 @@ impl Pda {
         self.phase = Phase::Cruise;
     }
 
+    /// A pulse whose verdict never came (no packet sent after it came back
+    /// to judge it) is dropped.
+    fn expire_pulse(&mut self, now: Time) {
+        if self.pulse.started
+            && self.pulse.t1 > 0
+            && now > self.pulse.t1 + 2 * self.srtt.max(self.base_rtt)
+        {
+            self.pulse = Pulse::default();
+        }
+    }
+
+    /// Whether start-up's next increase is loaded as a pulse (see "Start-up
+    /// by loading" in the module doc): `startup_load` on, the capacity `c`
+    /// measured and the pace already at the jump to `startup_jump` x `c`
+    /// (the steps below it are the short start phase; from it on, a step
+    /// kept for a round trip overshoots any available bandwidth between
+    /// the pace and the capacity by `step x RTT`).
+    fn loading(&self, c: f64) -> bool {
+        self.cfg.startup_load && c > 0.0 && self.rate >= c * self.cfg.startup_jump * 0.999
+    }
+
     /// A cruise probe of `step` (bytes/s) above the pace, sent as a pulse
     /// whose excess is one MBS: `n` packets at `rate + step` carry
     /// `n step / (rate + step)` packets more than the pace would, and
@@ -1207,10 +1244,35 @@ impl Pda {
         } else {
             a * (1.0 - self.cfg.margin)
         };
+        if self.phase == Phase::Startup {
+            self.load_verdict(rise, to, r);
+            return;
+        }
         if r > self.rate {
             self.pulse_from = self.rate;
             self.set_rate(r);
         }
+    }
+
+    /// The verdict of a start-up pulse (loading) to `to` (bytes/s): no rise
+    /// (`rise` 0), the pace is `to` and start-up goes on (the burst doubles
+    /// as after any quiet start-up round); a rise, the pulse found the
+    /// available bandwidth below `to`, and start-up ends in cruise at `r`
+    /// (that estimate less the margin) if it is above the pace, at the pace
+    /// otherwise. The pulse's queue is at most one MBS and the pace is
+    /// below the estimate, so there is nothing to drain.
+    fn load_verdict(&mut self, rise: Time, to: f64, r: f64) {
+        if rise == 0 {
+            self.set_rate(to);
+            self.burst = (self.burst * 2).min(self.mbs_cap());
+            return;
+        }
+        if r > self.rate {
+            self.pulse_from = self.rate;
+            self.set_rate(r);
+        }
+        self.avail = self.avail.max(self.rate);
+        self.enter_cruise();
     }
 
     /// A congestion loss: the burst was above the MBS and the rate above
@@ -1345,9 +1407,14 @@ impl Controller for Pda {
                     // Inconsistent inputs (a capacity read high, a round
                     // read low) can put the formula at 0; what got through
                     // is then the better guide: at least half of it.
-                    self.avail = available_bandwidth(self.capacity(), self.rate, d.min(self.rate))
-                        .max(0.5 * d.min(self.rate));
+                    // At the pace the round's packets were sent at (a
+                    // loading pulse's verdict may have raised the pace
+                    // since; their ACKs come a round trip later).
+                    let sent = self.round_rate;
+                    self.avail = available_bandwidth(self.capacity(), sent, d.min(sent))
+                        .max(0.5 * d.min(sent));
                     self.set_rate(0.75 * self.avail);
+                    self.pulse = Pulse::default();
                     self.phase = Phase::Drain;
                 }
                 Phase::Drain if q < qt / 2 => {
@@ -1355,6 +1422,16 @@ impl Controller for Pda {
                     self.enter_cruise();
                 }
                 Phase::Cruise if self.pulse.started => self.on_pulse_rtt(now, rtt),
+                Phase::Startup if self.pulse.started => {
+                    let before = self.rate;
+                    self.on_pulse_rtt(now, rtt);
+                    if self.phase == Phase::Startup && self.rate != before {
+                        // The pace moved mid-round: the round ends with the
+                        // first ACK of a packet sent at the new pace, so
+                        // that the next one measures it alone.
+                        self.round_delivered = ack.delivered;
+                    }
+                }
                 _ => {}
             }
         }
@@ -1662,6 +1739,96 @@ mod tests {
         let r = p.rate * 8.0 / 1e6;
         assert!((r - 686.0).abs() < 1e-6, "{r}");
         assert_eq!(p.pulse_from, 0.0);
+    }
+
+    /// A flow in start-up at the jump (500 of 1,000 Mb/s, MBS 8) ends a
+    /// quiet round with `load` as set; the pulse that round starts (if
+    /// any) is sent and its packets come back with a queue growing to
+    /// `rise` over the pulse. Returns the controller after the verdict.
+    fn startup_round(load: bool, rise: Time) -> Pda {
+        let mut p = Pda::new(
+            PdaConfig {
+                startup_load: load,
+                ..PdaConfig::default()
+            },
+            &ConnInfo {
+                mss: 1460,
+                wire_size: 1500,
+                seed: 0,
+            },
+        );
+        let rtt = 50 * MILLISECOND;
+        p.base_rtt = rtt;
+        p.srtt = rtt;
+        p.pair_cap = 125e6;
+        p.pair_n = 1;
+        p.burst = 8;
+        p.rate = 500e6 / 8.0;
+        p.round_rate = p.rate;
+        p.rounds = 3;
+        p.round_start = 0;
+        p.round_delivered = 0;
+        // A round that delivered its pace (2,100 packets in 50 ms): quiet.
+        p.on_ack(rtt, &ack(rtt, 1, 0, 2100));
+        assert_eq!(p.phase, Phase::Startup);
+        if !load {
+            return p;
+        }
+        // Loading: the pace has not moved, a pulse is pending.
+        assert!((p.rate * 8.0 / 1e6 - 500.0).abs() < 1e-6, "{}", p.rate);
+        let n = p.pulse.left;
+        // To 980 Mb/s (the capacity less the margin): excess of one MBS.
+        assert!((p.pulse.step * 8.0 / 1e6 - 480.0).abs() < 1e-6);
+        assert_eq!(n, (8.0_f64 * 980.0 / 480.0).ceil() as u32);
+        let t0 = rtt + MILLISECOND;
+        let gap = (1500.0 / (p.rate + p.pulse.step) * 1e9) as Time;
+        for k in 0..n as u64 {
+            p.on_send(t0 + k * gap, k, false, 0);
+        }
+        let t1 = t0 + (n as u64 - 1) * gap;
+        for k in 1..=10u64 {
+            p.on_ack(t0 - k * gap + rtt, &ack(rtt, 1, 0, 1));
+        }
+        for k in 0..n as u64 {
+            let q = rise * k / (n as u64 - 1);
+            p.on_ack(t0 + k * gap + rtt + q, &ack(rtt + q, 1, 0, 1));
+        }
+        // The first packet sent after the pulse judges it.
+        p.on_ack(t1 + gap + rtt, &ack(rtt, 5, 0, 1));
+        assert_eq!(p.pulse, Pulse::default(), "judged");
+        p
+    }
+
+    /// Start-up by loading: above the jump, start-up's step is a pulse
+    /// whose excess over the pace is one MBS ("any burst sent into the
+    /// network that exceeds the MBS will potentially cause a router on the
+    /// path to drop packets", seed 000), and the pace moves only on its
+    /// verdict: up to the step when no queue grew, to what the queue's
+    /// rise leaves (and start-up ends) when one did.
+    #[test]
+    fn start_up_loads_its_last_step_as_a_pulse_of_one_mbs() {
+        // Without loading the step is taken for the whole round trip.
+        let p = startup_round(false, 0);
+        assert!((p.rate * 8.0 / 1e6 - 980.0).abs() < 1e-6, "{}", p.rate);
+        assert!(p.pulse.step == 0.0);
+        // No rise: the step is taken, start-up goes on, the burst doubles.
+        let p = startup_round(true, 0);
+        assert!((p.rate * 8.0 / 1e6 - 980.0).abs() < 1e-6, "{}", p.rate);
+        assert_eq!(p.phase, Phase::Startup);
+        assert_eq!(p.burst, 16);
+        // A rise of four packets (plus the one-packet granularity) over
+        // the pulse: the room is 980 - 4 x 1,500 B x 8 / duration, about
+        // 735 Mb/s; start-up ends in cruise below it, by the margin.
+        let p = startup_round(true, 60_000);
+        let r = p.rate * 8.0 / 1e6;
+        assert_eq!(p.phase, Phase::Cruise);
+        assert!(r > 700.0 && r < 735.0, "{r}");
+        assert!((p.pulse_from * 8.0 / 1e6 - 500.0).abs() < 1e-6);
+        assert_eq!(p.burst, 8);
+        // The whole excess queued: no room above the pace, which is kept.
+        let p = startup_round(true, 120_000);
+        assert_eq!(p.phase, Phase::Cruise);
+        assert!((p.rate * 8.0 / 1e6 - 500.0).abs() < 1e-6, "{}", p.rate);
     }
 
     #[test]
