@@ -585,6 +585,10 @@ pub struct Pda {
     /// The pace of the last yield to new traffic (0: none): pulses wait
     /// until the pace is back there.
     yielded_from: f64,
+    /// The pace before the loading pulse that ended start-up (0: none
+    /// since the first probe): a standing queue before then is that
+    /// pulse's estimate read high.
+    load_from: f64,
 }
 
 impl Pda {
@@ -650,6 +654,7 @@ impl Pda {
             pulse: Pulse::default(),
             pulse_from: 0.0,
             yielded_from: 0.0,
+            load_from: 0.0,
         }
     }
 
@@ -891,6 +896,18 @@ impl Pda {
                     // above the capacity: back to just below it, no yield.
                     self.quiet = 0;
                     self.set_rate(c * (1.0 - 2.0 * self.cfg.margin));
+                } else if qmin > qt && self.load_from > 0.0 && self.load_from < self.rate {
+                    // A standing queue after the loading pulse that ended
+                    // start-up: its estimate read the room high. The
+                    // round's own self-loading measure, with the pace
+                    // steady since, says by how much (not below the pace
+                    // the pulse left from), no yield.
+                    let a =
+                        available_bandwidth(c, self.round_rate, d).clamp(self.load_from, self.rate);
+                    self.quiet = 0;
+                    self.avail = a;
+                    self.set_rate(a * (1.0 - self.cfg.margin));
+                    self.load_from = 0.0;
                 } else if qmin > qt && self.pulse_from > 0.0 && self.pulse_from < self.rate {
                     // A standing queue before the probe after a pulse that
                     // raised the pace: that step's own queue (the pulse read
@@ -977,6 +994,7 @@ impl Pda {
                         // The last pulse's step held for the quiet rounds
                         // a probe waits for: it is the flow's pace now.
                         self.pulse_from = 0.0;
+                        self.load_from = 0.0;
                         let r = self.rate + self.cfg.probe_gain * c.max(self.rate);
                         // Probing finds the available bandwidth, not more
                         // than the capacity: at it, the queue is the flow's own.
@@ -1268,7 +1286,7 @@ impl Pda {
             return;
         }
         if r > self.rate {
-            self.pulse_from = self.rate;
+            self.load_from = self.rate;
             self.set_rate(r);
         }
         self.avail = self.avail.max(self.rate);
@@ -1280,6 +1298,7 @@ impl Pda {
     fn congestion(&mut self, delivered: f64) {
         self.pulse = Pulse::default();
         self.pulse_from = 0.0;
+        self.load_from = 0.0;
         self.burst = (self.burst * 3 / 4).max(2);
         self.since_loss = 0;
         if self.phase == Phase::Cruise {
@@ -1823,7 +1842,7 @@ mod tests {
         let r = p.rate * 8.0 / 1e6;
         assert_eq!(p.phase, Phase::Cruise);
         assert!(r > 700.0 && r < 735.0, "{r}");
-        assert!((p.pulse_from * 8.0 / 1e6 - 500.0).abs() < 1e-6);
+        assert!((p.load_from * 8.0 / 1e6 - 500.0).abs() < 1e-6);
         assert_eq!(p.burst, 8);
         // The whole excess queued: no room above the pace, which is kept.
         let p = startup_round(true, 120_000);
