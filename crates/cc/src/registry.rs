@@ -347,6 +347,7 @@ static SPECS: &[CcSpec] = &[
             "competing_loss" = 0.1, "while balancing against a competitor that does not yield, the fraction of a round's packets lost (3 or more) that still confirms congestion, in (0, 1]";
             "search" = 0.0, "1: after start-up, find the available bandwidth by a binary search over self-loading trains (pathload's method; dropless probe) instead of cruising";
             "pulse" = 1.0, "1: a cruise probe above half the capacity is a pulse whose excess over the pace is at most one MBS, judged by the queueing delay it adds; 0: the probe raises the pace by probe_gain and keeps it";
+            "startup_load" = 1.0, "1: start-up's increases above startup_jump x the capacity are pulses whose excess over the pace is one MBS, each judged by the queueing delay it adds before the pace moves; 0: the start-up rate is raised for a whole round trip";
         ),
     },
     CcSpec {
@@ -883,6 +884,7 @@ pub fn build(
                     )?,
                     search: v.boolean("search")?,
                     pulse: v.boolean("pulse")?,
+                    startup_load: v.boolean("startup_load")?,
                 },
                 info,
             ))
@@ -1206,6 +1208,7 @@ mod tests {
             ("cubic", vec![p("initial_growth", f64::NAN)]),
             ("pda", vec![p("search", 2.0)]),
             ("pda", vec![p("pulse", 0.5)]),
+            ("pda", vec![p("startup_load", 0.5)]),
             ("pda", vec![p("infer_flows", 0.5)]),
             ("pda", vec![p("count_yield", 0.5)]),
             ("pda", vec![p("count_yield", f64::NAN)]),
