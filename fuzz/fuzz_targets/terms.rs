@@ -36,11 +36,18 @@ fuzz_target!(|data: &[u8]| {
     let Some((held, granted)) = terms.read_answer(answer) else {
         return;
     };
-    assert!(!granted || terms.reverse.is_some(), "granted without a request");
+    assert!(
+        !granted || terms.reverse.is_some(),
+        "granted without a request"
+    );
     match terms.resume {
         None => assert!(held.is_empty(), "ranges held without a resume"),
         Some(id) => assert!(held.ranges().iter().all(|&(s, e)| s < e && e <= id.size)),
     }
     let held = terms.resume.map(|_| held);
-    assert_eq!(terms.answer(held.as_ref(), granted), answer, "read and write disagree");
+    assert_eq!(
+        terms.answer(held.as_ref(), granted),
+        answer,
+        "read and write disagree"
+    );
 });
