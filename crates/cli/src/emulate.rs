@@ -62,7 +62,7 @@ pub struct EmulateArgs {
     #[arg(long, default_value_t = 0.0)]
     pub reorder: f64,
     /// How late a reordered packet arrives, e.g. 1ms
-    #[arg(long, default_value = "1ms")]
+    #[arg(long, default_value = "1ms", requires = "reorder")]
     pub reorder_delay: String,
     /// Busy-poll for this long before each delivery instead of sleeping
     /// through it (0s: sleep only, and let the wake-up be late)
@@ -359,6 +359,32 @@ fn line(dir: &str, l: &Link) -> String {
     )
 }
 
+/// `--tun-a` and `--tun-b`: two different interface names the kernel
+/// takes (1 to 15 bytes, no `/`, whitespace or `:`), refused before any
+/// device is created.
+fn tun_names(a: &EmulateArgs) -> Result<(), Failure> {
+    for (flag, n) in [("--tun-a", &a.tun_a), ("--tun-b", &a.tun_b)] {
+        let bad = n.is_empty()
+            || n.len() > 15
+            || n == "."
+            || n == ".."
+            || n.chars()
+                .any(|c| c == '/' || c == ':' || c.is_whitespace() || c.is_control());
+        if bad {
+            return Err(Failure::Input(format!(
+                "{flag}: found {n:?}, expected an interface name of 1 to 15 bytes without '/', ':' or spaces"
+            )));
+        }
+    }
+    if a.tun_a == a.tun_b {
+        return Err(Failure::Input(format!(
+            "--tun-a and --tun-b: both {:?}, expected two different names",
+            a.tun_a
+        )));
+    }
+    Ok(())
+}
+
 #[cfg(target_os = "linux")]
 pub fn emulate(a: &EmulateArgs) -> Result<(), Failure> {
     use dropless_emu::tun::{run, Tun};
@@ -371,6 +397,7 @@ pub fn emulate(a: &EmulateArgs) -> Result<(), Failure> {
         .transpose()?;
     let ba = config(a, a.seed ^ 0x9E37_79B9_7F4A_7C15)?;
     let spin = unit_arg("spin", &a.spin, units::parse_time)?;
+    tun_names(a)?;
     let run_err = |e: anyhow::Error| Failure::Run(format!("{e:#}"));
     let mut ta = Tun::create(&a.tun_a).map_err(run_err)?;
     let mut tb = Tun::create(&a.tun_b).map_err(run_err)?;

@@ -335,7 +335,10 @@ fn reset_sigpipe() {
 /// The `dropless` command line: parses `std::env::args` and runs the command.
 pub fn main() -> ExitCode {
     reset_sigpipe();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => return usage_error(e),
+    };
     let r = match cli.command {
         Command::Run(a) => run::run(&a),
         Command::Check(a) => run::check(&a),
@@ -403,4 +406,56 @@ pub fn main() -> ExitCode {
             ExitCode::from(130)
         }
     }
+}
+
+/// A command-line error of clap's (an unknown, missing or conflicting
+/// flag, a value it could not parse) on one line naming the flag, as every
+/// other input error: clap's usage block and "For more information" hint
+/// are left out (`--help` shows them). Help and version go out as clap
+/// writes them.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        e.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = e.print();
+        return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+    }
+    let text = e.render().to_string();
+    let mut l = one_line(&text);
+    // "required arguments were not provided" names what is missing; the
+    // usage line names the flag that needs it (`send --check` without -R).
+    if e.kind() == ErrorKind::MissingRequiredArgument {
+        if let Some(u) = text.lines().find_map(|l| l.trim().strip_prefix("Usage: ")) {
+            l.push_str(&format!(" (for: {u})"));
+        }
+    }
+    eprintln!("{l}");
+    ExitCode::from(2)
+}
+
+/// Clap's error text on one line: its lines before the usage block,
+/// trimmed and joined ("tip:" lines in parentheses).
+fn one_line(text: &str) -> String {
+    let mut out = String::new();
+    for l in text.lines().map(str::trim) {
+        if l.starts_with("Usage:") || l.starts_with("For more information") {
+            break;
+        }
+        if l.is_empty() {
+            continue;
+        }
+        if out.is_empty() {
+            out.push_str(l);
+        } else if l.starts_with("tip:") {
+            out.push_str(&format!(" ({l})"));
+        } else {
+            out.push(' ');
+            out.push_str(l);
+        }
+    }
+    out
 }

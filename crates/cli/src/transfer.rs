@@ -358,7 +358,7 @@ pub struct SendArgs {
     /// (encrypted only; the controller is the listener's --cc)
     #[arg(short = 'R', long, conflicts_with_all = [
         "cc", "params", "parallel", "no_host_pacing", "resume", "trace",
-        "interval", "prr", "no_rack", "no_gso", "ecn",
+        "interval", "prr", "no_rack", "no_tlp", "no_gso", "ecn", "trace_every",
     ])]
     pub reverse: bool,
     /// With -R: check every byte received against the generated data (as
@@ -513,6 +513,13 @@ pub fn send(a: &SendArgs) -> Result<(), Failure> {
     check_mss(a.mss)?;
     if a.reverse {
         return send_reverse(a);
+    }
+    // (clap's `requires = "file"` does not fire when FILE is left out.)
+    if a.resume && a.file.is_none() {
+        return Err(Failure::Input(
+            "--resume continues an interrupted transfer of a FILE: not with --bytes or --time"
+                .to_string(),
+        ));
     }
     let params = parse_params(&a.cc, &a.params)?;
     let encrypted = !a.security.insecure;

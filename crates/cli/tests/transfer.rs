@@ -1406,3 +1406,264 @@ fn reverse_mode_from_the_command_line() {
     assert_eq!(c, Some(2), "{e}");
     assert!(e.contains("--allow-reverse"), "{e}");
 }
+
+/// Every flag of reverse mode and every flag added to `send`, `recv` and
+/// `emulate` since their first tests: each bad value or combination is
+/// refused at once with exit code 2 and one line naming the flag(s), before
+/// any socket or device is opened.
+#[test]
+fn every_new_flag_is_refused_in_one_line_naming_it() {
+    let key = key_args(&[]);
+    let k: Vec<&str> = key.iter().map(String::as_str).collect();
+    let with_key = |a: &[&'static str]| -> Vec<String> {
+        a.iter()
+            .copied()
+            .chain(k.iter().copied())
+            .map(String::from)
+            .collect()
+    };
+    let plain = |a: &[&'static str]| -> Vec<String> { a.iter().map(|s| s.to_string()).collect() };
+    let p = "127.0.0.1:9";
+    let r = "127.0.0.1:0";
+    let emu = [
+        "emulate", "--rate", "100Mbps", "--delay", "25ms", "--buffer", "625kB",
+    ];
+    let emulate = |extra: &[&'static str]| -> Vec<String> {
+        emu.iter().chain(extra).map(|s| s.to_string()).collect()
+    };
+    let cases: Vec<(Vec<String>, Vec<&str>)> = vec![
+        // send -R and --check.
+        (
+            with_key(&["send", p, "-R"]),
+            vec!["-R", "--bytes", "--time"],
+        ),
+        (
+            with_key(&["send", "Cargo.toml", p, "-R"]),
+            vec!["-R", "Cargo.toml"],
+        ),
+        (
+            plain(&["send", p, "-R", "--bytes", "1MB", "--insecure"]),
+            vec!["-R", "--insecure"],
+        ),
+        (
+            with_key(&["send", p, "-R", "--time", "0s"]),
+            vec!["--time", "above zero"],
+        ),
+        (
+            with_key(&["send", p, "-R", "--time", "1s", "--resume"]),
+            vec!["--reverse", "--resume"],
+        ),
+        (
+            with_key(&["send", p, "-R", "--time", "1s", "--no-tlp"]),
+            vec!["--reverse", "--no-tlp"],
+        ),
+        (
+            with_key(&["send", p, "-R", "--time", "1s", "--no-rack"]),
+            vec!["--reverse", "--no-rack"],
+        ),
+        (
+            with_key(&["send", p, "-R", "--time", "1s", "--trace-every", "1ms"]),
+            vec!["--reverse", "--trace-every"],
+        ),
+        (
+            with_key(&["send", p, "-R", "--time", "1s", "-P", "2"]),
+            vec!["--reverse", "--parallel"],
+        ),
+        (
+            with_key(&["send", p, "-R", "--time", "1s", "-i", "1s"]),
+            vec!["--reverse", "--interval"],
+        ),
+        (
+            with_key(&["send", p, "-R", "--time", "1s", "--ecn"]),
+            vec!["--reverse", "--ecn"],
+        ),
+        (
+            with_key(&["send", p, "--time", "1s", "--check"]),
+            vec!["--check", "--reverse"],
+        ),
+        // send flags since the first tests.
+        (
+            plain(&["send", p, "--time", "1s", "--insecure", "--mss", "0"]),
+            vec!["--mss", "64 to 65000"],
+        ),
+        (
+            plain(&["send", p, "--time", "1s", "--insecure", "--timeout", "0"]),
+            vec!["--timeout"],
+        ),
+        (
+            plain(&["send", p, "--time", "1s", "--insecure", "--timeout", "x"]),
+            vec!["--timeout"],
+        ),
+        (
+            plain(&[
+                "send",
+                p,
+                "--time",
+                "1s",
+                "--insecure",
+                "--trace-every",
+                "1ms",
+            ]),
+            vec!["--trace", "--trace-every"],
+        ),
+        (
+            plain(&[
+                "send",
+                p,
+                "--time",
+                "1s",
+                "--insecure",
+                "--trace",
+                "no/such/dir/t.csv",
+            ]),
+            vec!["--trace", "no/such/dir"],
+        ),
+        (
+            plain(&["send", p, "--time", "1s", "--insecure", "--key", "k"]),
+            vec!["--insecure", "--key"],
+        ),
+        (
+            plain(&["send", p, "--time", "1s", "--resume"]),
+            vec!["--resume", "FILE"],
+        ),
+        (
+            plain(&["send", "Cargo.toml", p, "--insecure", "--resume"]),
+            vec!["--resume", "--key"],
+        ),
+        (
+            with_key(&["send", p, "--time", "1s", "--peer-key", "abc"]),
+            vec!["--peer-key", "--identity"],
+        ),
+        (
+            with_key(&["send", p, "--time", "1s", "--allowed-peers", "x"]),
+            vec!["--allowed-peers"],
+        ),
+        (
+            plain(&["send", "no-such-address", "--time", "1s", "--insecure"]),
+            vec!["PEER", "no-such-address"],
+        ),
+        // recv --allow-reverse and its controller flags.
+        (
+            with_key(&["recv", r, "--check", "--allow-reverse", "--keep"]),
+            vec!["--allow-reverse", "--keep"],
+        ),
+        (
+            with_key(&["recv", r, "--out", "x", "--allow-reverse"]),
+            vec!["--allow-reverse", "--out"],
+        ),
+        (
+            plain(&["recv", r, "--check", "--allow-reverse", "--insecure"]),
+            vec!["--allow-reverse", "--key"],
+        ),
+        (
+            with_key(&["recv", r, "--check", "--allow-reverse", "--cc", "nosuch"]),
+            vec!["--cc", "nosuch", "cubic"],
+        ),
+        (
+            with_key(&["recv", r, "--check", "--allow-reverse", "-p", "beta=9"]),
+            vec!["--cc", "beta"],
+        ),
+        (
+            with_key(&["recv", r, "--check", "--cc", "cubic"]),
+            vec!["--allow-reverse", "--cc"],
+        ),
+        (
+            with_key(&["recv", r, "--check", "-p", "beta=0.5"]),
+            vec!["--allow-reverse", "--param"],
+        ),
+        // recv flags since the first tests.
+        (
+            with_key(&["recv", r, "--check", "--keep", "--max-clients", "0"]),
+            vec!["--max-clients", "1..=1024"],
+        ),
+        (
+            with_key(&["recv", r, "--check", "--ack", "sometimes"]),
+            vec!["--ack", "delayed"],
+        ),
+        (
+            with_key(&["recv", r, "--check", "--resume"]),
+            vec!["--check", "--resume"],
+        ),
+        (
+            with_key(&["recv", r, "--check", "--force"]),
+            vec!["--check", "--force"],
+        ),
+        (
+            with_key(&["recv", r, "--check", "--peer-key", "abc"]),
+            vec!["--peer-key", "--allowed-peers"],
+        ),
+        (
+            plain(&["recv", r, "--out", "x", "--resume", "--insecure"]),
+            vec!["--resume", "--key"],
+        ),
+        (
+            with_key(&["recv", r, "--check", "--timeout", "nan"]),
+            vec!["--timeout"],
+        ),
+        (
+            with_key(&["recv", r, "--check", "--mss", "10"]),
+            vec!["--mss"],
+        ),
+        // emulate flags not in emulate_rejects_bad_values_naming_the_option.
+        (emulate(&["--reorder-delay", "5ms"]), vec!["--reorder"]),
+        (
+            emulate(&["--reorder", "0.1", "--reorder-delay", "5"]),
+            vec!["--reorder-delay", "unit"],
+        ),
+        (
+            emulate(&["--mark-above", "10x"]),
+            vec!["--mark-above", "size"],
+        ),
+        (emulate(&["--seed", "x"]), vec!["--seed"]),
+        (emulate(&["--tun-a", ""]), vec!["--tun-a", "1 to 15"]),
+        (emulate(&["--tun-b", "a/b"]), vec!["--tun-b", "'/'"]),
+        (
+            emulate(&["--tun-a", "a-very-long-name-x"]),
+            vec!["--tun-a", "1 to 15"],
+        ),
+        (
+            emulate(&["--tun-a", "x", "--tun-b", "x"]),
+            vec!["--tun-a", "--tun-b", "different"],
+        ),
+        (
+            emulate(&["--cross", "cbr:1Mbps"]),
+            vec!["--cross", "poisson"],
+        ),
+        (
+            emulate(&["--price", "rcp", "--price-beta", "x"]),
+            vec!["--price-beta"],
+        ),
+    ];
+    for (args, needles) in &cases {
+        let mut child = Command::new(bin())
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A refusal is immediate; a command that started instead would
+        // wait for a peer or run an emulator: kill it and fail.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break Some(s);
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let mut e = String::new();
+        std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut e).unwrap();
+        let status = status.unwrap_or_else(|| panic!("{args:?} was not refused: {e}"));
+        assert_eq!(status.code(), Some(2), "{args:?}: {e}");
+        assert_eq!(e.trim().lines().count(), 1, "{args:?}: not one line: {e}");
+        assert!(e.starts_with("error: "), "{args:?}: {e}");
+        for n in needles {
+            assert!(e.contains(n), "{args:?}: {e} does not name {n}");
+        }
+    }
+}

@@ -1002,8 +1002,13 @@ impl PartFile {
             Some(d) if !d.as_os_str().is_empty() => d,
             _ => Path::new("."),
         };
-        let dir = Dir::open(dir_path)
-            .with_context(|| format!("opening the directory {}", dir_path.display()))?;
+        let dir = Dir::open(dir_path).with_context(|| {
+            format!(
+                "--out {}: opening its directory {}",
+                dest.display(),
+                dir_path.display()
+            )
+        })?;
         let dest_dir = match dir
             .kind(&dest_name)
             .with_context(|| format!("reading {}", dest.display()))?

@@ -451,12 +451,14 @@ pub struct FileId {
 pub const HASH_LEN: u64 = 32;
 
 /// Longest encoded [`Terms`].
-const TERMS_MAX: usize = 1 + 8 + HASH_LEN as usize;
+pub const TERMS_MAX: usize = 1 + 8 + HASH_LEN as usize;
 /// Bytes of an encoded [`Terms::reverse`] request: flags, kind, amount.
 const TERMS_REVERSE_LEN: usize = 1 + 1 + 8;
 
 impl Terms {
-    fn encode(self, out: &mut [u8; TERMS_MAX]) -> usize {
+    /// Writes these terms into `out` (the first message's payload);
+    /// returns how many bytes.
+    pub fn encode(self, out: &mut [u8; TERMS_MAX]) -> usize {
         out[0] = u8::from(self.hashed)
             | (u8::from(self.resume.is_some()) << 1)
             | (u8::from(self.tree) << 2)
@@ -483,9 +485,13 @@ impl Terms {
     /// `None` for unknown flags or a length that does not match them.
     /// A reverse request (flag 8) stands alone: with no other flag, and
     /// the kind of its amount (0: bytes, 1: nanoseconds) and the amount.
-    fn decode(b: &[u8]) -> Option<Terms> {
+    /// Only the one form [`Terms::encode`] writes is accepted: an empty
+    /// payload (no flags byte) is refused, as [`MIN_INIT_LEN`] assumes.
+    ///
+    /// The bytes come from the network (decrypted, but from any holder of
+    /// the key): fuzz target `terms`.
+    pub fn decode(b: &[u8]) -> Option<Terms> {
         match b {
-            [] => Some(Terms::default()),
             [8, kind, rest @ ..] if rest.len() == 8 => {
                 let v = u64::from_be_bytes(rest.try_into().expect("8 bytes"));
                 let a = match kind {
@@ -517,6 +523,32 @@ impl Terms {
                 })
             }
             _ => None,
+        }
+    }
+
+    /// The payload of the response to a first message with these terms:
+    /// with a reverse request one byte, whether it is `granted`; else with
+    /// resume the ranges the receiver holds (`held`), else nothing.
+    pub fn answer(self, held: Option<&Held>, granted: bool) -> Vec<u8> {
+        match self.reverse {
+            Some(_) => vec![u8::from(granted)],
+            None => held.map(Held::encode).unwrap_or_default(),
+        }
+    }
+
+    /// Reads the payload of a response to these terms (what
+    /// [`Terms::answer`] writes): the ranges the receiver holds (none
+    /// unless resumed) and whether it granted a reverse request; `None` if
+    /// the payload does not fit the terms. The bytes come from the network
+    /// (decrypted, from a holder of the key): fuzz target `terms`.
+    pub fn read_answer(self, payload: &[u8]) -> Option<(Held, bool)> {
+        match self.resume {
+            None if self.reverse.is_some() => match payload {
+                [g @ (0 | 1)] => Some((Held::none(), *g == 1)),
+                _ => None,
+            },
+            None => payload.is_empty().then(|| (Held::none(), false)),
+            Some(id) => Some((Held::decode(payload, id.size)?, false)),
         }
     }
 }
@@ -711,22 +743,13 @@ impl Initiator {
             return None;
         };
         // The payload: empty, or with resume the ranges of the file the
-        // receiver holds (see `Held::decode`).
-        // With a reverse request: one byte, whether it is granted.
-        let mut granted = false;
-        let held = match self.terms.resume {
-            _ if !self.hs.is_handshake_finished() => None,
-            None if self.terms.reverse.is_some() => match scratch[..n] {
-                [g @ (0 | 1)] => {
-                    granted = g == 1;
-                    Some(Held::none())
-                }
-                _ => None,
-            },
-            None => (n == 0).then(Held::none),
-            Some(id) => Held::decode(&scratch[..n], id.size),
+        // receiver holds (see `Held::decode`); with a reverse request one
+        // byte, whether it is granted (`Terms::read_answer`).
+        let read = match self.hs.is_handshake_finished() {
+            true => self.terms.read_answer(&scratch[..n]),
+            false => None,
         };
-        let Some(held) = held else {
+        let Some((held, granted)) = read else {
             if let Ok(fresh) = Initiator::with_terms(&self.keys, self.terms) {
                 *self = fresh;
             }
@@ -820,10 +843,7 @@ fn answer(
         Held::from_ranges(h.ranges().to_vec(), id.size)
     });
     let granted = terms.reverse.is_some() && allow_reverse;
-    let payload = match terms.reverse {
-        Some(_) => vec![u8::from(granted)],
-        None => held.as_ref().map(Held::encode).unwrap_or_default(),
-    };
+    let payload = terms.answer(held.as_ref(), granted);
     let mut resp = vec![0u8; MAX_RESPONSE_LEN];
     header(&mut resp, TYPE_HS_RESP, session);
     let n = hs
@@ -1383,6 +1403,31 @@ mod tests {
         )
     }
 
+    /// A listed sender's first message with no terms at all (an empty
+    /// payload; with key pairs it is long enough to pass [`MIN_INIT_LEN`])
+    /// is refused, as one with the terms' flags byte is accepted.
+    #[test]
+    fn a_first_message_without_terms_is_refused() {
+        let (alice, receiver) = pair_keys(1, &[1], None);
+        let session = 7;
+        let cookie = [0u8; COOKIE_LEN];
+        for (payload, accepted) in [(&[][..], false), (&[0u8][..], true)] {
+            let mut hs = builder(&alice, &prologue(session, &cookie), true)
+                .unwrap()
+                .build_initiator()
+                .unwrap();
+            let mut init = vec![0u8; MAX_HANDSHAKE_LEN];
+            header(&mut init, TYPE_HS_INIT, session);
+            let n = hs
+                .write_message(payload, &mut init[INIT_NOISE_AT..])
+                .unwrap();
+            init.truncate(INIT_NOISE_AT + n);
+            assert!(init.len() >= MIN_INIT_LEN);
+            let r = respond(&receiver, &init, &mut |_| Held::none());
+            assert_eq!(r.is_some(), accepted, "payload {payload:?}");
+        }
+    }
+
     #[test]
     fn key_pairs_admit_only_the_listed_senders() {
         let me: SocketAddr = "192.0.2.1:4000".parse().unwrap();
@@ -1612,6 +1657,11 @@ mod tests {
         assert!(rx.held().is_empty() && i.on_response(&resp).unwrap().held().is_empty());
         // Terms this version does not know are refused.
         assert_eq!(Terms::decode(&[8]), None);
+        // No terms at all are refused too: the sender always writes a
+        // flags byte (found by the `terms` fuzz target: `[]` decoded as
+        // the default terms, which encode as `[0]`).
+        assert_eq!(Terms::decode(&[]), None);
+        assert_eq!(Terms::decode(&[0]), Some(Terms::default()));
         // Bit 2: a directory stream.
         assert_eq!(
             Terms::decode(&[4]),
@@ -1688,6 +1738,46 @@ mod tests {
             None,
             "and a tree"
         );
+    }
+
+    #[test]
+    fn a_response_payload_is_read_only_for_the_terms_it_answers() {
+        let reverse = Terms {
+            reverse: Some(Amount::Bytes(1)),
+            ..Terms::default()
+        };
+        let resume = Terms {
+            resume: Some(FileId {
+                size: 1_000,
+                hash: [3; HASH_LEN as usize],
+            }),
+            ..Terms::default()
+        };
+        let held = Held::from_ranges(vec![(0, 10), (20, 30)], 1_000);
+        // What a receiver writes reads back as it was written.
+        for g in [false, true] {
+            assert_eq!(
+                reverse.read_answer(&reverse.answer(None, g)),
+                Some((Held::none(), g))
+            );
+        }
+        assert_eq!(
+            resume.read_answer(&resume.answer(Some(&held), false)),
+            Some((held.clone(), false))
+        );
+        assert_eq!(
+            Terms::default().read_answer(&Terms::default().answer(None, false)),
+            Some((Held::none(), false))
+        );
+        // Anything else is refused: a grant that is not 0 or 1, a grant
+        // without a request, ranges without a resume or past the file.
+        assert_eq!(reverse.read_answer(&[2]), None);
+        assert_eq!(reverse.read_answer(&[]), None);
+        assert_eq!(reverse.read_answer(&[1, 1]), None);
+        assert_eq!(Terms::default().read_answer(&[1]), None);
+        assert_eq!(Terms::default().read_answer(&held.encode()), None);
+        let past = Held::from_ranges(vec![(0, 2_000)], 2_000).encode();
+        assert_eq!(resume.read_answer(&past), None);
     }
 
     #[test]
