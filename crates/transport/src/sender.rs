@@ -752,7 +752,7 @@ impl Sender {
     /// probe that may leave now is prepared on the forced-send path
     /// ([`Sender::forced_send_at`]), so that the common path of
     /// `poll_transmit` has no test for it.
-    #[inline(never)]
+    #[inline(always)]
     fn window_open_at(&mut self, now: Time) -> bool {
         if self.fast_rtx {
             return self.forced_send_at(now);
