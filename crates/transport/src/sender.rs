@@ -804,7 +804,10 @@ impl Sender {
     fn forced_send_at(&mut self, now: Time) -> bool {
         if self.tlp_probe {
             // The pacing test of `poll_transmit`, which follows.
-            let paced = self.ctl.pacing_rate.is_some_and(|r| r > 0.0 && r.is_finite());
+            let paced = self
+                .ctl
+                .pacing_rate
+                .is_some_and(|r| r > 0.0 && r.is_finite());
             if paced && !self.pair_pending && !self.cfg.host_paced && !self.pacer.ready(now) {
                 return false;
             }
