@@ -508,9 +508,13 @@ pub struct Sender {
     /// [`SenderConfig::rack`]: when the oldest transmission that a later
     /// delivery has passed runs out of reordering window.
     reo_deadline: Option<Time>,
-    /// [`SenderConfig::rack`]: packets the reordering timer declared lost,
+    /// [`SenderConfig::rack`] or [`SenderConfig::tlp`]: the sender has a
+    /// loss timer besides the RTO (the reordering timer, the PTO).
+    loss_timers: bool,
+    /// Packets found lost outside an ACK's loss detection (by RACK's
+    /// reordering timer, or a probe's repair, [`SenderConfig::tlp`]),
     /// reported in the next ACK's sample.
-    rack_carry_lost: u32,
+    carry_lost: u32,
     /// [`SenderConfig::rack`]: the reordering window in quarters of the
     /// minimum RTT (RFC 8985 `RACK.reo_wnd_mult`): one more for each round
     /// trip in which a loss turned out spurious, back to 1 after 16
@@ -617,7 +621,8 @@ impl Sender {
             rack_rtt: 0,
             rack_reordering: false,
             reo_deadline: None,
-            rack_carry_lost: 0,
+            loss_timers: cfg.rack || cfg.tlp,
+            carry_lost: 0,
             rack_reo_mult: 1,
             rack_mult_at: 0,
             rack_quiet_recoveries: 0,
@@ -741,12 +746,33 @@ impl Sender {
     }
 
     /// True if window and data allow sending now (ignoring pacing).
+    /// Out of line, so that `poll_timeout` stays small enough to inline.
+    #[inline(never)]
     fn window_open(&mut self) -> bool {
         // A tail loss probe also sets `fast_rtx`: one branch on the common
         // path for both.
         if self.fast_rtx && self.forced_send() {
             return true;
         }
+        self.window_room()
+    }
+
+    /// [`Sender::window_open`] for `poll_transmit` at `now`: a tail loss
+    /// probe that may leave now is prepared on the forced-send path
+    /// ([`Sender::forced_send_at`]), so that the common path of
+    /// `poll_transmit` has no test for it.
+    #[inline(always)]
+    fn window_open_at(&mut self, now: Time) -> bool {
+        if self.fast_rtx {
+            return self.forced_send_at(now);
+        }
+        self.window_room()
+    }
+
+    /// [`Sender::window_open`] without the forced sends: true if the
+    /// window has room and there is something to send.
+    #[inline(always)]
+    fn window_room(&mut self) -> bool {
         // Outside recovery the pipe is the flight and no partial-ACK sends
         // are pending (they are granted in fast recovery only): one branch
         // keeps the recovery options off the common path.
@@ -775,6 +801,33 @@ impl Sender {
         }
         self.fast_rtx = false;
         false
+    }
+
+    /// [`Sender::window_open`] for `poll_transmit` with `fast_rtx` set:
+    /// as [`Sender::forced_send`], then the window; a tail loss probe that
+    /// pacing lets leave now is prepared here (`tlp_prepare`), so that the
+    /// common path of `poll_transmit` has no test for it (with TLP off a
+    /// probe never waits).
+    #[cold]
+    #[inline(never)]
+    fn forced_send_at(&mut self, now: Time) -> bool {
+        if self.tlp_probe {
+            // The pacing test of `poll_transmit`, which follows.
+            let paced = self
+                .ctl
+                .pacing_rate
+                .is_some_and(|r| r > 0.0 && r.is_finite());
+            if paced && !self.pair_pending && !self.cfg.host_paced && !self.pacer.ready(now) {
+                return false;
+            }
+            self.tlp_prepare(now);
+            return true;
+        }
+        if self.next_retransmit().is_some() {
+            return true;
+        }
+        self.fast_rtx = false;
+        self.window_room()
     }
 
     /// Packets counted against the window: those in flight, plus, with
@@ -909,7 +962,7 @@ impl Sender {
         if self.in_recovery && self.cfg.ns2_lost_retransmission {
             self.expire_head(now);
         }
-        if !self.window_open() {
+        if !self.window_open_at(now) {
             return None;
         }
         let pacing = self.ctl.pacing_rate.filter(|r| *r > 0.0 && r.is_finite());
@@ -920,9 +973,6 @@ impl Sender {
         let fast_retransmission = self.fast_rtx;
         if self.in_recovery {
             self.recovery_send_accounting();
-        }
-        if fast_retransmission && self.tlp_probe {
-            self.tlp_prepare(now);
         }
         let (seq, retransmit) = match self.next_retransmit() {
             Some(seq) => {
@@ -1026,12 +1076,14 @@ impl Sender {
     /// The earliest time the sender needs to be woken, if any.
     pub fn poll_timeout(&mut self) -> Option<Time> {
         let mut t = self.rto_deadline;
-        if let Some(r) = self.reo_deadline {
-            t = Some(t.map_or(r, |x| x.min(r)));
-        }
-        if self.cfg.tlp {
-            if let Some(p) = self.pto_deadline() {
-                t = Some(t.map_or(p, |x| x.min(p)));
+        // RACK's reordering timer and the probe timeout: one branch when
+        // both are off.
+        if self.loss_timers {
+            // `Time::MAX` for none: an `Option` returned from the call cost
+            // the engine's `reschedule` an instruction per call.
+            let d = self.loss_timer_deadline();
+            if d != Time::MAX {
+                t = Some(t.map_or(d, |x| x.min(d)));
             }
         }
         if let Some(c) = self.cc.timer() {
@@ -1040,6 +1092,20 @@ impl Sender {
         if self.ctl.pacing_rate.is_some() && !self.cfg.host_paced && self.window_open() {
             let p = self.pacer.next_departure();
             t = Some(t.map_or(p, |x| x.min(p)));
+        }
+        t
+    }
+
+    /// [`Sender::poll_timeout`] with [`SenderConfig::rack`] or
+    /// [`SenderConfig::tlp`]: the reordering timer's or the PTO's deadline,
+    /// whichever is first, `Time::MAX` if neither is armed.
+    #[inline(never)]
+    fn loss_timer_deadline(&self) -> Time {
+        let mut t = self.reo_deadline.unwrap_or(Time::MAX);
+        if self.cfg.tlp {
+            if let Some(p) = self.pto_deadline() {
+                t = t.min(p);
+            }
         }
         t
     }
@@ -1067,7 +1133,7 @@ impl Sender {
             // oldest passed transmission has run out with no ACK since.
             self.reo_deadline = None;
             let lost = self.detect_losses(now, 0, 0);
-            self.rack_carry_lost += lost;
+            self.carry_lost += lost;
             self.refresh_control();
         }
     }
@@ -1157,22 +1223,26 @@ impl Sender {
         self.tlp_end = Some(self.next_seq);
     }
 
-    /// [`SenderConfig::tlp`]: an ACK while a probe is outstanding (RFC 8985
-    /// §7.4). Once the cumulative ACK covers the probe the episode ends; if
-    /// the probe was a retransmission and this ACK echoes the probe itself
-    /// (not the original, which would have shown that nothing was lost:
-    /// RFC 8985 learns that from a DSACK), the original was lost and the
-    /// probe repaired it, a loss the controller must answer (§7.4.2).
-    /// Returns the packets so found lost (0 or 1).
+    /// [`SenderConfig::tlp`]: an ACK that advances the cumulative ACK. It
+    /// re-arms the PTO and, while a probe is outstanding (RFC 8985 §7.4),
+    /// once it covers the probe ends the episode; if the probe was a
+    /// retransmission and this ACK echoes the probe itself (not the
+    /// original, which would have shown that nothing was lost: RFC 8985
+    /// learns that from a DSACK), the original was lost and the probe
+    /// repaired it, a loss the controller must answer (§7.4.2), reported
+    /// in this ACK's sample (`carry_lost`).
     #[cold]
     #[inline(never)]
-    fn tlp_on_ack(&mut self, now: Time, end: u64, echo: (u64, Time)) -> u32 {
+    fn tlp_on_advance(&mut self, now: Time, ack: &AckPacket) {
+        self.last_advance = now;
+        let echo = (ack.echo_seq, ack.ts_echo);
+        let Some(end) = self.tlp_end else { return };
         if self.snd_una < end {
-            return 0;
+            return;
         }
         self.tlp_end = None;
         if !self.tlp_is_retrans || echo != self.tlp_probe_tx {
-            return 0;
+            return;
         }
         let seq = self.tlp_probe_tx.0;
         self.stats.tlp_repairs += 1;
@@ -1201,7 +1271,8 @@ impl Sender {
         self.cc.on_congestion_event(now, &ev);
         // The repair is already acknowledged: the recovery is over.
         self.cc.on_recovery_end(now);
-        1
+        // Reported in this ACK's sample.
+        self.carry_lost += 1;
     }
 
     fn on_rto(&mut self, now: Time) {
@@ -1658,7 +1729,6 @@ impl Sender {
         }
         if cum_advanced {
             self.sacked.remove_below(self.snd_una);
-            self.last_advance = now;
         }
         // Selective part: only the parts not already known.
         let (una, nxt) = (self.snd_una, self.next_seq);
@@ -1708,11 +1778,13 @@ impl Sender {
                 None
             };
         }
-
-        let tlp_lost = match self.tlp_end {
-            Some(end) => self.tlp_on_ack(now, end, echo_tx),
-            None => 0,
-        };
+        // Only an ACK that advances can end a probe's episode (the probe's
+        // end lies past the cumulative ACK when it leaves).
+        // (The ACK by reference: a copy of its echo kept live until here
+        // cost case A 3 instructions per ACK in spills.)
+        if cum_advanced && self.cfg.tlp {
+            self.tlp_on_advance(now, ack);
+        }
         if self.in_recovery {
             // Recovery ends once the cumulative ACK passes the recovery point.
             if self.snd_una >= self.recovery_point {
@@ -1746,7 +1818,7 @@ impl Sender {
                 srtt: self.rtt.srtt(),
                 newly_acked: acked,
                 newly_acked_bytes: bytes,
-                newly_lost: newly_lost + std::mem::take(&mut self.rack_carry_lost) + tlp_lost,
+                newly_lost: newly_lost + std::mem::take(&mut self.carry_lost),
                 delivered: self.delivered,
                 delivered_at_send: echo.map_or(0, |p| p.delivered_at_send),
                 delivery_interval,
