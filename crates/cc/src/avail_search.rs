@@ -95,6 +95,10 @@
 
 use crate::{Time, MILLISECOND};
 
+/// Bursts per train at least (see [`AvailSearch::max_burst`]): 16 per
+/// quarter.
+pub const BURSTS_PER_TRAIN: f64 = 64.0;
+
 /// The search's parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SearchConfig {
@@ -149,8 +153,18 @@ pub struct AvailSearch {
     first_min: Time,
     last_min: Time,
     /// Bytes sent during the train: its actual rate (a host that cannot
-    /// keep up sends slower than asked).
+    /// keep up sends slower than asked) ...
     sent: f64,
+    /// ... timed from its first send to its last, less the last send's
+    /// bytes (`last_bytes`, the packets sent at that instant): bursts of `n`
+    /// packets every `P` give `(k - 1) n` packets over `(k - 1) P`, exact
+    /// whatever the phase of the bursts in the train's window.
+    first_send: Time,
+    last_send: Time,
+    last_bytes: f64,
+    /// Trains whose verdict could not be given (a quarter without an RTT
+    /// sample): they enter neither the fleet nor the bracket.
+    unjudged: u32,
     /// The train's verdict is in (its last packet's ACK came back).
     judged: bool,
     /// Estimates so far: their sum and count, and the latest.
@@ -204,6 +218,10 @@ impl AvailSearch {
             first_min: Time::MAX,
             last_min: Time::MAX,
             sent: 0.0,
+            first_send: 0,
+            last_send: 0,
+            last_bytes: 0.0,
+            unjudged: 0,
             judged: true,
             sum: 0.0,
             count: 0,
@@ -233,6 +251,9 @@ impl AvailSearch {
         self.first_min = Time::MAX;
         self.last_min = Time::MAX;
         self.sent = 0.0;
+        self.first_send = 0;
+        self.last_send = 0;
+        self.last_bytes = 0.0;
         self.judged = false;
         self.trains += 1;
     }
@@ -255,6 +276,14 @@ impl AvailSearch {
     /// A packet of `bytes` leaves at `now`.
     pub fn on_send(&mut self, now: Time, bytes: f64) {
         if self.state == State::Train && now >= self.start && now < self.end {
+            if self.sent == 0.0 {
+                self.first_send = now;
+            }
+            if now != self.last_send {
+                self.last_bytes = 0.0;
+            }
+            self.last_send = now;
+            self.last_bytes += bytes;
             self.sent += bytes;
         }
     }
@@ -284,16 +313,15 @@ impl AvailSearch {
 
     fn judge(&mut self) {
         self.judged = true;
-        let above = self.first_min != Time::MAX
-            && self.last_min != Time::MAX
-            && self.last_min > self.first_min + self.trend();
-        // The rate the train was actually sent at, if the host fell short.
-        let d = self.end.saturating_sub(self.start) as f64 * 1e-9;
-        let r = if d > 0.0 && self.sent > 0.0 {
-            self.rate.min(self.sent / d)
-        } else {
-            self.rate
-        };
+        if self.first_min == Time::MAX || self.last_min == Time::MAX {
+            // A quarter without a sample says nothing about the trend: no
+            // verdict (counting it "below" raised the bracket's lower end
+            // on trains that had sent one burst in their first quarter).
+            self.unjudged += 1;
+            return;
+        }
+        let above = self.last_min > self.first_min + self.trend();
+        let r = self.sent_rate();
         self.judged_trains += 1;
         if !above && self.rate - r > self.cfg.resolution * self.capacity {
             self.host_limited += 1;
@@ -333,6 +361,30 @@ impl AvailSearch {
             self.lo = (e - 4.0 * res).max(0.0);
             self.hi = e + 4.0 * res;
         }
+    }
+
+    /// The rate the train was actually sent at, if the host fell short of
+    /// the rate asked (bytes/s): from its first send to its last.
+    fn sent_rate(&self) -> f64 {
+        let span = self.last_send.saturating_sub(self.first_send) as f64 * 1e-9;
+        if span > 0.0 && self.sent > self.last_bytes {
+            self.rate.min((self.sent - self.last_bytes) / span)
+        } else {
+            self.rate
+        }
+    }
+
+    /// The largest burst (packets of `packet_bytes`) that keeps a train
+    /// periodic at the scale of its quarters: at least
+    /// [`BURSTS_PER_TRAIN`] bursts per train, and pairs (2) at least.
+    /// pathload's streams are single packets at equal gaps; a train of a
+    /// few large bursts (PDA's MBS, hundreds of packets on a deep buffer)
+    /// leaves quarters with no sample, and each burst builds its own queue
+    /// that the trend test reads as the train's.
+    pub fn max_burst(&self, packet_bytes: f64) -> u32 {
+        let d = self.end.saturating_sub(self.start).max(self.cfg.min_train) as f64 * 1e-9;
+        let pkts = self.rate.max(self.rate()) * d / packet_bytes.max(1.0);
+        ((pkts / BURSTS_PER_TRAIN) as u32).max(2)
     }
 
     /// The mean of the estimates so far (bytes/s; 0 before the first).

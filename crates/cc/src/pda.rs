@@ -1281,10 +1281,15 @@ impl Controller for Pda {
         };
         let rtt = self.srtt.max(self.base_rtt) as f64 * 1e-9;
         let cap = self.cfg.cwnd_gain * pace * rtt / self.wire + self.burst as f64;
+        // Measuring: trains of small bursts (the search's periodic streams).
+        let burst = match &self.search {
+            Some(s) => self.burst.min(s.max_burst(self.wire)),
+            None => self.burst,
+        };
         Control {
-            cwnd: Some(cap.max(2.0 * self.burst as f64)),
+            cwnd: Some(cap.max(2.0 * burst as f64)),
             pacing_rate: Some(pace),
-            max_burst: Some(self.burst),
+            max_burst: Some(burst),
         }
     }
 
