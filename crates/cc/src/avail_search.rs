@@ -1,7 +1,7 @@
-//! Available bandwidth by a binary search over self-loading trains (the
-//! method of pathload: Jain and Dovrolis, "End-to-end available bandwidth:
-//! measurement methodology, dynamics, and relation with TCP throughput",
-//! SIGCOMM 2002), for `dropless probe` and PDA's `search` mode.
+//! Available bandwidth from self-loading trains swept over the rates (the
+//! streams of pathload: Jain and Dovrolis, "End-to-end available
+//! bandwidth: measurement methodology, dynamics, and relation with TCP
+//! throughput", SIGCOMM 2002), for `dropless probe` and PDA's `search` mode.
 //!
 //! # Principle
 //!
@@ -9,9 +9,23 @@
 //! available bandwidth is `A = C - X`. A train of packets paced at rate `r`
 //! for a time `D` grows the bottleneck's queue by `(r - A) D` bytes when
 //! `r > A`, i.e. its queueing delay by `(r - A) D / C`; when `r < A` the
-//! queue stays where the cross traffic puts it. So one train answers one
-//! question, "is `r` above `A`?", and a binary search between `lo` (known
-//! below) and `hi` (known above, the capacity at first) converges on `A`.
+//! queue stays where the cross traffic puts it (or drains). So one train
+//! answers one question: "was `r` above the available bandwidth `A_D` of
+//! the `D` it lasted?"
+//!
+//! When `X` varies over a train's timescale (bursty or on/off cross
+//! traffic), `A_D` is itself a random variable: pathload's "grey region"
+//! is the range of rates where some trains of a fleet show a queue and
+//! others do not. What is measured here, and reported, is its mean, the
+//! path's mean available bandwidth `E[A_D] = C - E[X]`, using
+//! `E[A_D] = integral over [0, C] of P(A_D > r) dr`: the fraction of
+//! trains at rate `r` without a queue, integrated over the rates. For
+//! stationary traffic (`A_D` nearly constant) the fraction is a step at
+//! `A` and the integral is `A`; for on/off traffic at the link's rate it is
+//! the off fraction at every rate and the integral `C (1 - P(on))`. A
+//! bisection cannot do the latter: its verdicts at one rate flip with the
+//! on/off state, and it settled wherever the last verdicts put it (747-954
+//! of 500 Mb/s in experiments/pda/probe.toml).
 //!
 //! # Why pathload's streams and not pathChirp's chirps
 //!
@@ -21,14 +35,12 @@
 //! so one chirp sweeps many rates, and reads the available bandwidth from
 //! where the chirp's queueing delay starts its lasting excursion. pathload
 //! (Jain and Dovrolis, SIGCOMM 2002 and IEEE/ACM ToN 2003) sends periodic
-//! streams, one rate each, judges each by the trend of its one-way delays,
-//! and searches the rate by bisection; a "fleet" of streams per rate gives
-//! one verdict, and a rate with mixed verdicts is its "grey region". This
-//! module follows pathload, for three reasons:
+//! streams, one rate each, judged by the trend of their one-way delays.
+//! This module follows pathload, for three reasons:
 //! * a periodic stream is a pacing rate, which is what the one Controller
-//!   interface expresses, so `dropless probe` and PDA's start-up share this
-//!   code with no per-packet gap schedule; a chirp needs a different gap
-//!   before every packet;
+//!   interface expresses, so `dropless probe` and PDA's start-up can share
+//!   this code with no per-packet gap schedule; a chirp needs a different
+//!   gap before every packet;
 //! * pathChirp reads single inter-packet gaps of microseconds (12 us per
 //!   packet at 1 Gb/s): host pacing timers, interrupt coalescing and GRO
 //!   on the real path blur them, whereas a stream's trend over one RTT
@@ -37,61 +49,66 @@
 //! * pathChirp's economy (few bytes) does not matter here: the probe is a
 //!   transfer and loads the path anyway.
 //!
+//! Like pathChirp, though, the estimate uses every train's verdict at its
+//! own rate rather than only a bracket's ends.
+//!
 //! # The test on one train
 //!
 //! The sender sees the queue in its RTT samples (the reverse path is
 //! assumed uncongested). Samples are attributed to a train by their send
-//! time (ACK time less RTT). The train is above `A` when the smallest RTT of
-//! its last quarter exceeds the smallest RTT of its first quarter by more
-//! than `trend` (the larger of `trend_frac` x `D` and `trend_min`). The
-//! minimum over a quarter filters the noise that only adds delay (ACK
-//! batching, the receiver's scheduling, the first packets of a burst being
-//! the least queued). Losses do not enter the test: random loss would bias
-//! the search downwards (at 1e-4 an 80-ms train at 500 Mb/s loses a packet
-//! one time in three), and a buffer that overflows shows its queue first
-//! unless it is shallower than `trend`.
+//! time (ACK time less RTT). The train shows a queue when the smallest RTT
+//! of its last quarter exceeds the smallest RTT of its first quarter by
+//! more than `trend` (the larger of `trend_frac` x `D`, 4 %, and
+//! `trend_min`). The minimum over a quarter filters the noise that only
+//! adds delay (ACK batching, the receiver's scheduling). A train with a
+//! quarter that holds no sample gets no verdict. Losses do not enter the
+//! test. The two minima are three quarters of a train apart, so a train
+//! shows a queue once `r - A > margin = trend / (0.75 D) x C` (5.3 % of
+//! `C`): each verdict is recorded at `r - margin`. The margin is what keeps
+//! the cross traffic's own noise from reading as a queue: 50 % Poisson
+//! cross traffic at 50 Mb/s moves the queue by about 3 ms over an 80-ms
+//! train, and with a 1 % trend the trains near `A` read a queue more often
+//! than not (-12 % on some probes).
 //!
-//! Resolution, in units of the capacity: the two quarters' minima are
-//! three quarters of a train apart, so a train is detected as above `A`
-//! once `r - A > trend_frac / 0.75 x C` (1.33 % of `C` by default, 6.7 %
-//! of an `A` of 0.2 `C`), and the bracket closes at `resolution` x `C`
-//! (2 %): a bias of up to about 2.3 % of `C` upwards. Cross traffic that
-//! is itself random (Poisson) moves the queue by a random walk while the
-//! bottleneck is nearly saturated: 500 Mb/s of 1500-byte Poisson packets
-//! varies by about 58 packets (0.7 ms at 1 Gb/s) over 80 ms. This is
-//! pathload's "grey region": the search then settles within a few per
-//! cent of `A`, not exactly on it.
+//! A train is sent in bursts of at most [`AvailSearch::max_burst`] packets
+//! (64 bursts per train at least): pathload's streams are single packets
+//! at equal gaps, and a train of a few MBS-sized bursts (hundreds of
+//! packets on a deep buffer) left quarters without a sample and read as
+//! sent slower than asked, so the idle 50 Mb/s path gave no estimate. Its
+//! rate as sent is timed from its first send to its last.
 //!
-//! # Schedule
+//! # Schedule and estimate
 //!
-//! A train lasts `D` = the base RTT (at least `min_train`). After it, the
-//! flow sends at half of `lo` (the gap) until the train's last ACK is back
-//! and the RTT has returned within `trend` of the base (the train's queue
-//! has drained), or for three train lengths at most; then the next train
-//! starts. The trains go in fleets of `fleet` (3) at one rate, and the
-//! rate is above `A` when most of the fleet shows a queue (pathload's
-//! fleets; a single train's verdict flips on one stall of a busy host).
-//! A fleet sent slower than the bracket's lower end leaves it where it is.
-//! Once `hi - lo` is below
-//! `resolution` x `C`, the midpoint is an estimate; the bracket then widens
-//! again to +-4 x `resolution` x `C` around it, to follow a changing `A`.
-//! The estimate reported is the mean of the estimates so far.
+//! A train lasts `D` = the base RTT (at least `min_train`, and at least
+//! `min_packets` packets). The next one starts 1.5 `D` after it ends,
+//! whatever the queue (starting once the queue had drained put the trains
+//! in on/off traffic's off periods); the flow sends at 5 % of `C` between
+//! trains. Train `k` is sent at a rate in bin `bitrev(k mod 16)` of
+//! [`BINS`] bins over `[0, C]` (`C` the pairs' median), at offset
+//! `vdc(k / 16 + 1)` within it (van der Corput): each sweep of 16 trains
+//! covers the range, each prefix of a sweep spreads over it, and later
+//! sweeps fill in between.
 //!
-//! Each verdict applies to the rate the train was actually sent at (bytes
-//! handed to the network over its length), not the rate asked for: on the
-//! real 1 Gb/s path a host that could not keep up sent trains slower than
-//! asked, saw no queue, and the search climbed to 1.27 Gb/s. A host that
-//! never reaches the rates asked leaves the bracket open and the search
-//! makes no estimate: [`AvailSearch::outcome`] then says so and gives the
-//! range its trains bound (`dropless probe` reports it as such, never the
-//! rate it got through in its place). Closing the search on such trains was tried on the real path
-//! and read 533 and 795 Mb/s of an idle 1 Gb/s path in two probes of
-//! three: a busy core, not the path, slowed single trains.
+//! The estimate: the fraction of trains with a queue, fitted
+//! non-decreasing in the rate (pool-adjacent-violators over the verdicts
+//! at their shifted rates), `1 - fit` integrated over `[0, C]`. It is made
+//! once every bin holds a judged train (by its rate as sent) or the empty
+//! bins are pinned within [`PINNED`] of `C` by their neighbours (the
+//! fraction with a queue does not fall as the rate rises). Until then
+//! [`AvailSearch::outcome`] gives the range the bins bound (`dropless
+//! probe` reports it as a range, never a rate in its place): a host that
+//! never sends the top rates (the real 1 Gb/s path at a load of 9 sent
+//! trains slower than asked) leaves them empty, which matters only while
+//! no bin below them always showed a queue.
 //!
-//! Assumptions: one FIFO bottleneck, cross traffic stationary over a few
-//! trains, an uncongested reverse path, and enough packets per train to see
-//! a trend (at 12 Mb/s an 80-ms train is 80 packets; much slower paths need
-//! longer trains).
+//! Accuracy: with about 35 trains in a 10-s probe at 80 ms the rates are
+//! about 3 % of `C` apart, so a step is placed to about 1.5 % of `C`; on
+//! on/off traffic each train is one sample of the on/off state, and the
+//! estimate is the mean over the probe, which over a few heavy-tailed
+//! on/off cycles is not the long-run mean (experiments/pda/probe-50m.toml).
+//!
+//! Assumptions: one FIFO bottleneck, an uncongested reverse path, and
+//! enough packets per train to see a trend.
 
 use crate::{Time, MILLISECOND};
 

@@ -183,9 +183,9 @@
 //!   (short self-loading trains) would bound that by the buffer.
 //!
 //! * **Measuring instead of cruising** (`search`, for `dropless probe`):
-//!   after start-up the rate follows a binary search for the available
-//!   bandwidth over self-loading trains ([`crate::avail_search`], pathload's
-//!   method), and the capacity is also read as the shortest-half mode of
+//!   after start-up the rate follows self-loading trains swept over the
+//!   rates, in small bursts, whose verdicts give the mean available
+//!   bandwidth ([`crate::avail_search`], pathload's streams), and the capacity is also read as the shortest-half mode of
 //!   the pair samples ([`CapacityEstimator`], exported as `pair_mode_bps`
 //!   in this mode only).
 //! * **Narrow and tight links**: the pairs measure the narrow link (the
@@ -324,7 +324,7 @@ pub struct PdaConfig {
     /// lost that still confirms congestion (0.1).
     pub competing_loss: f64,
     /// After start-up, measure instead of cruising: the rate follows a
-    /// binary search for the available bandwidth over self-loading trains
+    /// sweep of self-loading trains for the available bandwidth
     /// ([`crate::avail_search`]; `dropless probe` sets it; false).
     pub search: bool,
     /// A cruise probe above half the capacity is a pulse whose excess over
@@ -1526,8 +1526,8 @@ impl Controller for Pda {
             out.push(("search_latest_bps", latest * 8.0));
             out.push(("search_estimates", n as f64));
             out.push(("search_trains", trains as f64));
-            // The bracket and the trains judged, so that a search that
-            // closed no bracket is reported as a range (`dropless probe`).
+            // The range and the trains judged, so that a search that
+            // covered no rates is reported as a range (`dropless probe`).
             let ((lo, hi), (judged, limited)) = self
                 .search
                 .as_ref()
