@@ -22,16 +22,16 @@ reports
                     pairs (the first two packets of each burst) as the
                     receiver times them, its median over the second half
                     of the probe (PDA itself uses their median);
-  available         the tight link's available bandwidth (the smallest on
-                    the path): after PDA's start-up, a binary search over
-                    fleets of three self-loading trains per rate (pathload's
-                    method,
-                    crates/cc/src/avail_search.rs): the rate above which a
-                    train's queue grows. A search whose bracket never closed
-                    reports `no estimate` and the range its trains bound
-                    (JSON: end.available.kind `range`, end.available_bps
-                    null), never a rate in its place; with --param search=0
-                    there is no search and no estimate;
+  available         the tight link's mean available bandwidth (the smallest
+                    on the path): after PDA's start-up, self-loading trains
+                    (pathload's streams) at rates swept over [0, capacity],
+                    crates/cc/src/avail_search.rs: the fraction of trains
+                    whose queue does not grow, integrated over the rates.
+                    A search whose trains did not cover the rates reports
+                    `no estimate` and the range they bound (JSON:
+                    end.available.kind `range`, end.available_bps null),
+                    never a rate in its place; with --param search=0 there
+                    is no search and no estimate;
   wire rate         the rate PDA got through over the second half of the
                     probe (not a measurement of the available bandwidth);
   MBS               the burst size PDA reached without loss;
@@ -71,7 +71,8 @@ pub struct ProbeArgs {
 /// What the probe knows of the available bandwidth (bits/s).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Available {
-    /// The search's bracket closed: the mean of its estimates.
+    /// The search's trains covered the rates: the mean available
+    /// bandwidth, from `estimates` judged trains.
     Estimate { bps: f64, estimates: u32 },
     /// No estimate: the judged trains bound it (`hi` no higher than the
     /// capacity measured, which the available bandwidth cannot exceed).
@@ -90,7 +91,7 @@ impl Available {
     pub fn text(&self) -> String {
         match self {
             Available::Estimate { bps, estimates } => {
-                format!("{} (mean of {estimates} search estimates)", fmt_rate(*bps))
+                format!("{} (from {estimates} trains)", fmt_rate(*bps))
             }
             Available::Range {
                 lo_bps,
@@ -98,7 +99,7 @@ impl Available {
                 judged,
                 host_limited,
             } => format!(
-                "no estimate: between {} and {} ({judged} trains judged, the bracket never closed{})",
+                "no estimate: between {} and {} ({judged} trains judged, the rates not covered{})",
                 fmt_rate(*lo_bps),
                 fmt_rate(*hi_bps),
                 if *host_limited > 0 {
@@ -363,7 +364,7 @@ mod tests {
 
     #[test]
     fn a_search_that_found_no_estimate_says_so() {
-        // Trains judged, the bracket never closed (the host sent slower
+        // Trains judged, the rates not covered (the host sent slower
         // than asked): a range, with its upper end no higher than the
         // capacity, and no estimate, whatever PDA got through.
         let v = with_search(&[
