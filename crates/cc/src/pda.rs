@@ -1205,9 +1205,16 @@ impl Pda {
     /// measured and the pace already at the jump to `startup_jump` x `c`
     /// (the steps below it are the short start phase; from it on, a step
     /// kept for a round trip overshoots any available bandwidth between
-    /// the pace and the capacity by `step x RTT`).
+    /// the pace and the capacity by `step x RTT`). Not in search mode
+    /// (`dropless probe`): there the train search that follows start-up is
+    /// the loading phase, and start-up's pulses ending it in cruise left
+    /// the search without a judged train (probe-50m-idle.toml: 0 of 10
+    /// probes, 10 of 10 without them).
     fn loading(&self, c: f64) -> bool {
-        self.cfg.startup_load && c > 0.0 && self.rate >= c * self.cfg.startup_jump * 0.999
+        self.cfg.startup_load
+            && !self.cfg.search
+            && c > 0.0
+            && self.rate >= c * self.cfg.startup_jump * 0.999
     }
 
     /// A cruise probe of `step` (bytes/s) above the pace, sent as a pulse
