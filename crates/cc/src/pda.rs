@@ -1708,6 +1708,17 @@ mod tests {
         assert_eq!(flows_sharing(1e12, 1e-3), 10_000);
     }
 
+    /// Puts `p` on a 1 Gb/s path of 50 ms (its base RTT and smoothed RTT,
+    /// one packet pair's capacity); returns the RTT.
+    fn on_1g_50ms_path(p: &mut Pda) -> Time {
+        let rtt = 50 * MILLISECOND;
+        p.base_rtt = rtt;
+        p.srtt = rtt;
+        p.pair_cap = 125e6;
+        p.pair_n = 1;
+        rtt
+    }
+
     /// A flow cruising at `mbps` on a 1 Gb/s, 50 ms path with an MBS of
     /// `burst` packets, sends a pulse of `step_mbps` and gets back the
     /// queueing delay `rise` (nanoseconds) growing linearly over the
@@ -1715,12 +1726,8 @@ mod tests {
     /// the pace during it and the pace after it is judged, in Mb/s.
     fn pulse_with_rise(mbps: f64, step_mbps: f64, burst: u32, rise: Time) -> (u32, f64, f64) {
         let mut p = pda_1500();
-        let rtt = 50 * MILLISECOND;
         p.phase = Phase::Cruise;
-        p.base_rtt = rtt;
-        p.srtt = rtt;
-        p.pair_cap = 125e6;
-        p.pair_n = 1;
+        let rtt = on_1g_50ms_path(&mut p);
         p.burst = burst;
         p.rate = mbps * 1e6 / 8.0;
         // No ACK below closes a round (the round's own probes stay out).
@@ -1778,12 +1785,8 @@ mod tests {
     #[test]
     fn a_standing_queue_after_a_pulse_returns_the_pace_without_a_yield() {
         let mut p = pda_1500();
-        let rtt = 50 * MILLISECOND;
         p.phase = Phase::Cruise;
-        p.base_rtt = rtt;
-        p.srtt = rtt;
-        p.pair_cap = 125e6;
-        p.pair_n = 1;
+        let rtt = on_1g_50ms_path(&mut p);
         p.rate = 750e6 / 8.0;
         p.round_rate = p.rate;
         p.pulse_from = 700e6 / 8.0;
@@ -1813,11 +1816,7 @@ mod tests {
                 seed: 0,
             },
         );
-        let rtt = 50 * MILLISECOND;
-        p.base_rtt = rtt;
-        p.srtt = rtt;
-        p.pair_cap = 125e6;
-        p.pair_n = 1;
+        let rtt = on_1g_50ms_path(&mut p);
         p.burst = 8;
         p.rate = 500e6 / 8.0;
         p.round_rate = p.rate;

@@ -1003,6 +1003,28 @@ mod tests {
         assert_eq!(ce, 2);
     }
 
+    /// `n` packets of 1000 bytes with TOS `tos` offered to a link with
+    /// queue `q`, packet `i` at `at(i)`, each instant's departures taken at
+    /// once (their header checksums checked): the verdicts and the stats.
+    fn verdicts_at(
+        q: QueueConfig,
+        tos: u8,
+        n: u64,
+        at: impl Fn(u64) -> Time,
+    ) -> (Vec<Verdict>, LinkStats) {
+        let mut l = with_queue(q);
+        let mut verdicts = Vec::new();
+        for i in 0..n {
+            let now = at(i);
+            verdicts.push(l.push(now, ipv4_len(tos, 1000)));
+            while let Some(p) = l.pop(now) {
+                assert_eq!(checksum(&p[..20]), 0);
+                l.recycle(p);
+            }
+        }
+        (verdicts, l.stats().clone())
+    }
+
     /// RED on real packets: a queue growing past the lower threshold
     /// (w_q = 1, upper threshold far away) has ECT packets marked, never
     /// dropped, with valid header checksums, and Not-ECT packets dropped,
@@ -1048,20 +1070,11 @@ mod tests {
     fn codel_signals_a_standing_queue_on_real_packets() {
         use dropless_sim::codel::CodelConfig;
         let run = |tos: u8| {
-            let mut l = with_queue(QueueConfig::Codel(CodelConfig {
+            let q = QueueConfig::Codel(CodelConfig {
                 ecn: true,
                 ..CodelConfig::default()
-            }));
-            let mut verdicts = Vec::new();
-            for i in 0..600u64 {
-                let now = i * 500 * US;
-                verdicts.push(l.push(now, ipv4_len(tos, 1000)));
-                while let Some(p) = l.pop(now) {
-                    assert_eq!(checksum(&p[..20]), 0);
-                    l.recycle(p);
-                }
-            }
-            (verdicts, l.stats().clone())
+            });
+            verdicts_at(q, tos, 600, |i| i * 500 * US)
         };
         let (v, s) = run(0x02);
         assert!(s.marked > 0 && s.aqm_drops == 0, "{s:?}");
@@ -1090,20 +1103,11 @@ mod tests {
     fn pie_signals_a_growing_queue_on_real_packets() {
         use dropless_sim::pie::PieConfig;
         let run = |tos: u8| {
-            let mut l = with_queue(QueueConfig::Pie(PieConfig {
+            let q = QueueConfig::Pie(PieConfig {
                 ecn: true,
                 ..PieConfig::default()
-            }));
-            let mut verdicts = Vec::new();
-            for i in 0..3000u64 {
-                let now = i.saturating_sub(30) * MILLISECOND;
-                verdicts.push(l.push(now, ipv4_len(tos, 1000)));
-                while let Some(p) = l.pop(now) {
-                    assert_eq!(checksum(&p[..20]), 0);
-                    l.recycle(p);
-                }
-            }
-            (verdicts, l.stats().clone())
+            });
+            verdicts_at(q, tos, 3000, |i| i.saturating_sub(30) * MILLISECOND)
         };
         let (v, s) = run(0x02);
         assert!(s.marked > 0 && s.overflows == 0, "{s:?}");
