@@ -9,10 +9,14 @@ use dropless_cc::{
     MILLISECOND, SECOND,
 };
 
+use crate::ns2_recovery::Ns2Episode;
 use crate::pacer::Pacer;
 use crate::packet::{AckPacket, DataPacket, Ecn};
+use crate::prr::Prr;
+use crate::rack::Rack;
 use crate::ranges::RangeSet;
 use crate::rtt::RttEstimator;
+use crate::tlp::Tlp;
 
 /// Sender configuration.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -473,41 +477,17 @@ pub struct Sender {
     /// Transmissions still allowed past the window by the last partial ACK
     /// ([`SenderConfig::partial_ack_pair`]).
     partial_ack_sends: u8,
-    /// Packets declared lost, and retransmissions delivered, in the current
-    /// fast-recovery episode ([`SenderConfig::recovery_pipe_counts_lost`]).
-    episode_extra: u32,
-    /// Transmissions of the current fast-recovery episode that the module's
-    /// pipe does not count (fast retransmission, partial-ACK pairs;
-    /// [`SenderConfig::recovery_pipe_counts_lost`]).
-    episode_uncounted: u32,
-    /// A partial ACK has already restarted the timer in this episode
-    /// ([`SenderConfig::ns2_recovery_timer`]).
-    first_partial_seen: bool,
-    /// [`SenderConfig::prr`]: packets delivered since the episode began
-    /// (RFC 9937 `prr_delivered`).
-    prr_delivered: u64,
-    /// [`SenderConfig::prr`]: transmissions since the episode began
-    /// (RFC 9937 `prr_out`).
-    prr_out: u64,
-    /// [`SenderConfig::prr`]: the flight when the episode began, in packets
-    /// (RFC 9937 `RecoverFS`).
-    prr_recover_fs: u64,
-    /// [`SenderConfig::prr`]: the pipe may grow up to this during fast
-    /// recovery (RFC 9937 `cwnd = pipe + sndcnt`, set on each ACK).
-    prr_limit: f64,
+    /// The ns-2 module's counts in the current fast-recovery episode
+    /// ([`SenderConfig::recovery_pipe_counts_lost`],
+    /// [`SenderConfig::ns2_recovery_timer`]; `crate::ns2_recovery`).
+    ns2: Ns2Episode,
+    /// [`SenderConfig::prr`]: RFC 9937's state (`crate::prr`).
+    prr: Prr,
     /// Packets declared lost by the ACK being processed.
     scratch_lost: LostSeqs,
-    /// [`SenderConfig::rack`]: send time of the most recently sent
-    /// transmission known delivered (RFC 8985 `RACK.xmit_ts`).
-    rack_xmit_ts: Time,
-    /// [`SenderConfig::rack`]: the RTT of that transmission (`RACK.rtt`).
-    rack_rtt: Time,
-    /// [`SenderConfig::rack`]: a packet has arrived after one sent later
-    /// than it (`RACK.reordering_seen`).
-    rack_reordering: bool,
-    /// [`SenderConfig::rack`]: when the oldest transmission that a later
-    /// delivery has passed runs out of reordering window.
-    reo_deadline: Option<Time>,
+    /// [`SenderConfig::rack`]: RFC 8985 §6's state and its reordering
+    /// timer (`crate::rack`).
+    rack: Rack,
     /// [`SenderConfig::rack`] or [`SenderConfig::tlp`]: the sender has a
     /// loss timer besides the RTO (the reordering timer, the PTO).
     loss_timers: bool,
@@ -515,38 +495,11 @@ pub struct Sender {
     /// reordering timer, or a probe's repair, [`SenderConfig::tlp`]),
     /// reported in the next ACK's sample.
     carry_lost: u32,
-    /// [`SenderConfig::rack`]: the reordering window in quarters of the
-    /// minimum RTT (RFC 8985 `RACK.reo_wnd_mult`): one more for each round
-    /// trip in which a loss turned out spurious, back to 1 after 16
-    /// recoveries without one.
-    rack_reo_mult: u32,
-    /// [`SenderConfig::rack`]: when `rack_reo_mult` last grew.
-    rack_mult_at: Time,
-    /// [`SenderConfig::rack`]: recoveries since a spurious loss was seen.
-    rack_quiet_recoveries: u32,
     /// When the cumulative ACK last advanced (the PTO runs from the later
     /// of this and the latest transmission).
     last_advance: Time,
-    /// [`SenderConfig::tlp`]: the PTO fired and a probe is to leave.
-    tlp_probe: bool,
-    /// [`SenderConfig::tlp`]: `next_seq` after the outstanding probe
-    /// (RFC 8985 `TLP.end_seq`), `None` when no probe is outstanding.
-    tlp_end: Option<u64>,
-    /// [`SenderConfig::tlp`]: the outstanding probe is a retransmission
-    /// (`TLP.is_retrans`).
-    tlp_is_retrans: bool,
-    /// [`SenderConfig::tlp`]: the probe's packet number and send time (what
-    /// the ACK it triggers echoes).
-    tlp_probe_tx: (u64, Time),
-    /// [`SenderConfig::tlp`]: send time of the original of a retransmitted
-    /// probe.
-    tlp_orig_sent: Time,
-    /// [`SenderConfig::tlp`]: RTT samples taken when the last probe left
-    /// (another may leave only after a new one, RFC 8985 §7.3).
-    tlp_samples_at: u64,
-    /// [`SenderConfig::tlp`]: the start of the PTO that last fired; the PTO
-    /// is re-armed only by a later transmission or cumulative advance.
-    tlp_fired_base: Time,
+    /// [`SenderConfig::tlp`]: RFC 8985 §7's probe state (`crate::tlp`).
+    tlp: Tlp,
     stats: SenderStats,
     start_time: Time,
 }
@@ -609,31 +562,14 @@ impl Sender {
             last_tx_time: None,
             fast_rtx: false,
             partial_ack_sends: 0,
-            episode_extra: 0,
-            episode_uncounted: 0,
-            first_partial_seen: false,
-            prr_delivered: 0,
-            prr_out: 0,
-            prr_recover_fs: 0,
-            prr_limit: 0.0,
+            ns2: Ns2Episode::default(),
+            prr: Prr::default(),
             scratch_lost: LostSeqs::new(),
-            rack_xmit_ts: 0,
-            rack_rtt: 0,
-            rack_reordering: false,
-            reo_deadline: None,
+            rack: Rack::default(),
             loss_timers: cfg.rack || cfg.tlp,
             carry_lost: 0,
-            rack_reo_mult: 1,
-            rack_mult_at: 0,
-            rack_quiet_recoveries: 0,
             last_advance: now,
-            tlp_probe: false,
-            tlp_end: None,
-            tlp_is_retrans: false,
-            tlp_probe_tx: (0, 0),
-            tlp_orig_sent: 0,
-            tlp_samples_at: 0,
-            tlp_fired_base: Time::MAX,
+            tlp: Tlp::default(),
             stats: SenderStats::default(),
             start_time: now,
         }
@@ -778,7 +714,7 @@ impl Sender {
         // keeps the recovery options off the common path.
         let room = if self.in_recovery {
             let limit = if self.cfg.prr && !self.recovery_after_rto {
-                self.prr_limit
+                self.prr.limit()
             } else {
                 self.window()
             };
@@ -796,7 +732,7 @@ impl Sender {
     #[cold]
     #[inline(never)]
     fn forced_send(&mut self) -> bool {
-        if self.tlp_probe || self.next_retransmit().is_some() {
+        if self.tlp.probe || self.next_retransmit().is_some() {
             return true;
         }
         self.fast_rtx = false;
@@ -811,7 +747,7 @@ impl Sender {
     #[cold]
     #[inline(never)]
     fn forced_send_at(&mut self, now: Time) -> bool {
-        if self.tlp_probe {
+        if self.tlp.probe {
             // The pacing test of `poll_transmit`, which follows.
             let paced = self
                 .ctl
@@ -835,7 +771,7 @@ impl Sender {
     /// episode's lost packets and delivered retransmissions.
     fn pipe(&self) -> u32 {
         if self.cfg.recovery_pipe_counts_lost && self.in_recovery && !self.recovery_after_rto {
-            (self.in_flight + self.episode_extra).saturating_sub(self.episode_uncounted)
+            self.ns2.pipe(self.in_flight)
         } else {
             self.in_flight
         }
@@ -861,7 +797,7 @@ impl Sender {
         let back_to_back = p.back_to_back;
         self.in_flight -= 1;
         self.lost_queue.push_front(self.snd_una);
-        self.episode_extra += 1;
+        self.ns2.extra += 1;
         self.stats.packets_lost += 1;
         if let Some(ev) = self.recovery_event {
             let rec = &mut self.stats.events[ev];
@@ -877,7 +813,7 @@ impl Sender {
     fn ns2_keeps_timer(&mut self) -> bool {
         !self.recovery_after_rto
             && self.snd_una < self.recovery_point
-            && std::mem::replace(&mut self.first_partial_seen, true)
+            && self.ns2.later_partial()
             && self.rto_deadline.is_some()
     }
 
@@ -898,61 +834,22 @@ impl Sender {
             uncounted |= module_pipe;
         }
         if uncounted {
-            self.episode_uncounted += 1;
+            self.ns2.uncounted += 1;
         }
-        self.prr_out += 1;
+        self.prr.on_send();
     }
 
     /// [`SenderConfig::prr`]: a fast-recovery episode begins on an ACK that
     /// delivered `delivered` packets (RFC 9937 §4, initialization).
     fn prr_start(&mut self, delivered: u32) {
         self.stats.prr_recoveries += 1;
-        self.prr_delivered = 0;
-        self.prr_out = 0;
         // RFC 9937: RecoverFS = snd.nxt - snd.una, less what was SACKed
         // before this ACK (it will never be delivered during recovery),
         // plus what this ACK cumulatively acknowledged; together, the
         // packets outstanding and not delivered before this ACK.
         let sacked: u64 = self.sacked.ranges().iter().map(|&(s, e)| e - s).sum();
-        self.prr_recover_fs = (self.next_seq - self.snd_una - sacked + delivered as u64).max(1);
-        self.prr_limit = self.in_flight as f64;
-    }
-
-    /// [`SenderConfig::prr`]: the per-ACK step of RFC 9937 §4 in fast
-    /// recovery. `delivered`: packets this ACK delivered (`DeliveredData`);
-    /// `safe`: the cumulative ACK advanced and no new loss was declared
-    /// (`SafeACK`, which allows PRR-SSRB's extra packet).
-    fn prr_on_ack(&mut self, delivered: u32, safe: bool) {
-        if delivered == 0 {
-            // RFC 9937: an ACK that delivers nothing changes nothing
-            // (the fast retransmission is forced separately, `fast_rtx`).
-            return;
-        }
-        self.prr_delivered += delivered as u64;
-        let pipe = self.in_flight as f64;
-        let ssthresh = self.window();
-        let sndcnt = if pipe > ssthresh {
-            // Proportional part: the flight falls towards ssthresh in
-            // proportion to the data delivered.
-            (self.prr_delivered as f64 * ssthresh / self.prr_recover_fs as f64).ceil()
-                - self.prr_out as f64
-        } else {
-            // PRR-CRB: no faster than the data delivered; PRR-SSRB adds one
-            // packet per ACK that shows recovery making progress.
-            let mut s = (self.prr_delivered as f64 - self.prr_out as f64).max(delivered as f64);
-            if safe {
-                s += 1.0;
-            }
-            // The window may be fractional: round the room up, as the
-            // window rule outside recovery (`in_flight < cwnd`) does.
-            s.min((ssthresh - pipe).ceil())
-        };
-        let mut sndcnt = sndcnt.max(0.0);
-        if self.prr_out == 0 && sndcnt == 0.0 {
-            // RFC 9937: force the fast retransmission on entering recovery.
-            sndcnt = 1.0;
-        }
-        self.prr_limit = pipe + sndcnt;
+        let recover_fs = self.next_seq - self.snd_una - sacked + delivered as u64;
+        self.prr.start(recover_fs, self.in_flight);
     }
 
     /// The next packet to send at `now`, if window, data and pacing allow.
@@ -1101,7 +998,7 @@ impl Sender {
     /// whichever is first, `Time::MAX` if neither is armed.
     #[inline(never)]
     fn loss_timer_deadline(&self) -> Time {
-        let mut t = self.reo_deadline.unwrap_or(Time::MAX);
+        let mut t = self.rack.deadline.unwrap_or(Time::MAX);
         if self.cfg.tlp {
             if let Some(p) = self.pto_deadline() {
                 t = t.min(p);
@@ -1128,10 +1025,10 @@ impl Sender {
                 self.on_rto(now);
             }
         }
-        if self.reo_deadline.is_some_and(|d| d <= now) {
+        if self.rack.deadline.is_some_and(|d| d <= now) {
             // RACK's reordering timer (RFC 8985 §6.3): the window of the
             // oldest passed transmission has run out with no ACK since.
-            self.reo_deadline = None;
+            self.rack.deadline = None;
             let lost = self.detect_losses(now, 0, 0);
             self.carry_lost += lost;
             self.refresh_control();
@@ -1148,23 +1045,20 @@ impl Sender {
     fn pto_deadline(&self) -> Option<Time> {
         if self.in_recovery
             || self.in_flight == 0
-            || self.tlp_probe
-            || self.tlp_end.is_some()
+            || self.tlp.busy()
             || !self.sacked.is_empty()
             || !self.rtt.has_sample()
         {
             return None;
         }
         let base = self.last_tx_time.unwrap_or(0).max(self.last_advance);
-        if base == self.tlp_fired_base {
-            return None;
-        }
-        // RFC 8985 §7.2: PTO = 2 SRTT, + TLP.max_ack_delay for one segment.
-        let mut pto = 2 * self.rtt.srtt() + self.cfg.tlp_min_extra;
-        if self.in_flight == 1 {
-            pto += self.cfg.tlp_max_ack_delay;
-        }
-        let d = base + pto;
+        let d = self.tlp.pto(
+            base,
+            self.rtt.srtt(),
+            self.cfg.tlp_min_extra,
+            self.cfg.tlp_max_ack_delay,
+            self.in_flight,
+        )?;
         Some(self.rto_deadline.map_or(d, |r| d.min(r)))
     }
 
@@ -1175,9 +1069,9 @@ impl Sender {
     #[cold]
     #[inline(never)]
     fn on_pto(&mut self, now: Time) {
-        self.tlp_fired_base = self.last_tx_time.unwrap_or(0).max(self.last_advance);
-        if self.tlp_end.is_none() && self.stats.rtt_samples > self.tlp_samples_at {
-            self.tlp_probe = true;
+        self.tlp.fired_base = self.last_tx_time.unwrap_or(0).max(self.last_advance);
+        if self.tlp.end.is_none() && self.stats.rtt_samples > self.tlp.samples_at {
+            self.tlp.probe = true;
             // Lets the probe past the window (see `window_open`).
             self.fast_rtx = true;
         }
@@ -1191,14 +1085,14 @@ impl Sender {
     #[cold]
     #[inline(never)]
     fn tlp_prepare(&mut self, now: Time) {
-        self.tlp_probe = false;
-        self.tlp_samples_at = self.stats.rtt_samples;
+        self.tlp.probe = false;
+        self.tlp.samples_at = self.stats.rtt_samples;
         self.stats.tlp_probes += 1;
         if self.has_new_data() {
             self.fast_rtx = false;
-            self.tlp_is_retrans = false;
-            self.tlp_probe_tx = (self.next_seq, now);
-            self.tlp_end = Some(self.next_seq + 1);
+            self.tlp.is_retrans = false;
+            self.tlp.probe_tx = (self.next_seq, now);
+            self.tlp.end = Some(self.next_seq + 1);
             return;
         }
         let seq = self.next_seq - 1;
@@ -1217,10 +1111,10 @@ impl Sender {
         let orig = p.sent_time;
         self.in_flight -= 1;
         self.lost_queue.push_front(seq);
-        self.tlp_is_retrans = true;
-        self.tlp_probe_tx = (seq, now);
-        self.tlp_orig_sent = orig;
-        self.tlp_end = Some(self.next_seq);
+        self.tlp.is_retrans = true;
+        self.tlp.probe_tx = (seq, now);
+        self.tlp.orig_sent = orig;
+        self.tlp.end = Some(self.next_seq);
     }
 
     /// [`SenderConfig::tlp`]: an ACK that advances the cumulative ACK. It
@@ -1236,15 +1130,15 @@ impl Sender {
     fn tlp_on_advance(&mut self, now: Time, ack: &AckPacket) {
         self.last_advance = now;
         let echo = (ack.echo_seq, ack.ts_echo);
-        let Some(end) = self.tlp_end else { return };
+        let Some(end) = self.tlp.end else { return };
         if self.snd_una < end {
             return;
         }
-        self.tlp_end = None;
-        if !self.tlp_is_retrans || echo != self.tlp_probe_tx {
+        self.tlp.end = None;
+        if !self.tlp.is_retrans || echo != self.tlp.probe_tx {
             return;
         }
-        let seq = self.tlp_probe_tx.0;
+        let seq = self.tlp.probe_tx.0;
         self.stats.tlp_repairs += 1;
         self.stats.packets_lost += 1;
         self.stats.congestion_events += 1;
@@ -1258,7 +1152,7 @@ impl Sender {
             lost: 1,
             first_lost: seq,
             last_lost: seq,
-            first_lost_sent: self.tlp_orig_sent,
+            first_lost_sent: self.tlp.orig_sent,
             lost_seqs,
         });
         let ev = CongestionEvent {
@@ -1277,8 +1171,7 @@ impl Sender {
 
     fn on_rto(&mut self, now: Time) {
         self.rto_deadline = None;
-        self.tlp_probe = false;
-        self.tlp_end = None;
+        self.tlp.cancel();
         if self.in_flight == 0 && self.next_retransmit().is_none() {
             return;
         }
@@ -1307,7 +1200,7 @@ impl Sender {
             }
         }
         self.tx_order.clear();
-        self.reo_deadline = None;
+        self.rack.deadline = None;
         self.in_flight = 0;
         self.stats.packets_lost += lost as u64;
         self.stats.rtos += 1;
@@ -1331,8 +1224,7 @@ impl Sender {
         self.pair_pending = false;
         self.fast_rtx = false;
         self.partial_ack_sends = 0;
-        self.episode_extra = 0;
-        self.episode_uncounted = 0;
+        self.ns2.end();
         self.cc.on_rto(now);
         self.refresh_control();
         self.pacer.reset(now);
@@ -1379,7 +1271,7 @@ impl Sender {
             PktState::InFlight => {
                 p.state = PktState::Delivered;
                 if p.retransmitted && self.in_recovery {
-                    self.episode_extra += 1;
+                    self.ns2.extra += 1;
                 }
                 self.in_flight -= 1;
                 *hi_tx = (*hi_tx).max(tx);
@@ -1425,37 +1317,15 @@ impl Sender {
         let seq = self.snd_una + i as u64;
         let late_original = p.retransmitted && echo.0 == seq && echo.1 < p.sent_time;
         let spurious = late_original || (was_lost && !p.retransmitted);
-        if spurious || (!p.retransmitted && p.tx_index < self.highest_delivered_tx.max(hi_tx)) {
-            self.rack_reordering = true;
-        }
-        if spurious && now.saturating_sub(self.rack_mult_at) >= self.rtt.srtt() {
-            self.rack_reo_mult = self.rack_reo_mult.saturating_add(1);
-            self.rack_mult_at = now;
-            self.rack_quiet_recoveries = 0;
-        }
-        if tx != 0 && p.sent_time >= self.rack_xmit_ts {
-            self.rack_xmit_ts = p.sent_time;
-            self.rack_rtt = now.saturating_sub(p.sent_time);
-        }
-    }
-
-    /// [`SenderConfig::rack`]: the reordering window (RFC 8985 §6.2 step
-    /// 4): 0 before any reordering was seen once in recovery or once
-    /// `dupthresh` packets are SACKed; otherwise `RACK.reo_wnd_mult`
-    /// quarters of the minimum RTT, at most SRTT.
-    fn rack_reo_wnd(&self) -> Time {
-        if !self.rack_reordering {
-            let sacked: u64 = self.sacked.ranges().iter().map(|(a, b)| b - a).sum();
-            if self.in_recovery || sacked >= self.cfg.dupthresh as u64 {
-                return 0;
-            }
-        }
-        if !self.rtt.has_sample() {
-            return 0;
-        }
-        (self.rtt.min_rtt() / 4)
-            .saturating_mul(self.rack_reo_mult as u64)
-            .min(self.rtt.srtt())
+        let reordered = !p.retransmitted && p.tx_index < self.highest_delivered_tx.max(hi_tx);
+        self.rack.on_delivered(
+            p.sent_time,
+            tx != 0,
+            reordered,
+            spurious,
+            now,
+            self.rtt.srtt(),
+        );
     }
 
     /// RFC 3168 §6.1.2: at most one reduction per window of data. A CE
@@ -1496,8 +1366,14 @@ impl Sender {
         let rack = self.cfg.rack;
         let thresh = if rack { 1 } else { self.cfg.dupthresh as u64 };
         let reo_wnd = if rack {
-            self.reo_deadline = None;
-            self.rack_reo_wnd()
+            self.rack.deadline = None;
+            let sacked = &self.sacked;
+            self.rack.reo_wnd(
+                &self.rtt,
+                self.in_recovery,
+                self.cfg.dupthresh as u64,
+                || sacked.ranges().iter().map(|(a, b)| b - a).sum(),
+            )
         } else {
             0
         };
@@ -1510,9 +1386,9 @@ impl Sender {
                 if p.state == PktState::InFlight && p.tx_index == tx {
                     // RFC 8985 §6.2 step 5: lost once outstanding longer
                     // than RACK.rtt + reo_wnd; else wake up then.
-                    let due = p.sent_time + self.rack_rtt + reo_wnd;
+                    let due = self.rack.lost_at(p.sent_time, reo_wnd);
                     if due > now {
-                        self.reo_deadline = Some(due + self.cfg.reo_timer_extra);
+                        self.rack.deadline = Some(due + self.cfg.reo_timer_extra);
                         break;
                     }
                 }
@@ -1544,7 +1420,7 @@ impl Sender {
         if newly_lost > 0 {
             self.stats.packets_lost += newly_lost as u64;
             if self.in_recovery {
-                self.episode_extra += newly_lost;
+                self.ns2.extra += newly_lost;
             }
         }
 
@@ -1589,9 +1465,7 @@ impl Sender {
                 // instead of freezing it for the many RTTs that takes.
                 self.recovery_after_rto = lost_after_rto;
                 self.recovery_start = now;
-                self.episode_extra = newly_lost;
-                self.episode_uncounted = 0;
-                self.first_partial_seen = false;
+                self.ns2.start(newly_lost);
                 self.recovery_point = self.next_seq;
                 self.stats.congestion_events += 1;
                 self.stats.events.push(EventRecord {
@@ -1608,16 +1482,9 @@ impl Sender {
                 });
                 self.recovery_event = Some(self.stats.events.len() - 1);
                 // RFC 8985 §7.1: recovery ends the probe's episode.
-                self.tlp_probe = false;
-                self.tlp_end = None;
+                self.tlp.cancel();
                 if self.cfg.rack {
-                    // RFC 8985 §6.2 step 4: the multiplier returns to 1
-                    // after 16 recoveries without a spurious loss.
-                    self.rack_quiet_recoveries += 1;
-                    if self.rack_quiet_recoveries >= 16 {
-                        self.rack_reo_mult = 1;
-                        self.rack_quiet_recoveries = 0;
-                    }
+                    self.rack.on_recovery_start();
                 }
                 if self.cfg.prr && !lost_after_rto {
                     self.prr_start(acked);
@@ -1791,8 +1658,7 @@ impl Sender {
                 self.in_recovery = false;
                 self.recovery_event = None;
                 self.partial_ack_sends = 0;
-                self.episode_extra = 0;
-                self.episode_uncounted = 0;
+                self.ns2.end();
                 self.cc.on_recovery_end(now);
             } else if self.cfg.partial_ack_pair && cum_advanced && !self.recovery_after_rto {
                 // A partial ACK: two packets may leave past the window.
@@ -1837,7 +1703,9 @@ impl Sender {
         self.refresh_control();
         // After the controller has set the reduced window (ssthresh).
         if self.cfg.prr && self.in_recovery && !self.recovery_after_rto {
-            self.prr_on_ack(acked, cum_advanced && newly_lost == 0);
+            let (pipe, ssthresh) = (self.in_flight as f64, self.window());
+            self.prr
+                .on_ack(acked, cum_advanced && newly_lost == 0, pipe, ssthresh);
         }
     }
 }
