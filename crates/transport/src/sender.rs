@@ -483,8 +483,6 @@ pub struct Sender {
     ns2: Ns2Episode,
     /// [`SenderConfig::prr`]: RFC 9937's state (`crate::prr`).
     prr: Prr,
-    /// Packets declared lost by the ACK being processed.
-    scratch_lost: LostSeqs,
     /// [`SenderConfig::rack`]: RFC 8985 §6's state and its reordering
     /// timer (`crate::rack`).
     rack: Rack,
@@ -564,7 +562,6 @@ impl Sender {
             partial_ack_sends: 0,
             ns2: Ns2Episode::default(),
             prr: Prr::default(),
-            scratch_lost: LostSeqs::new(),
             rack: Rack::default(),
             loss_timers: cfg.rack || cfg.tlp,
             carry_lost: 0,
@@ -1341,6 +1338,26 @@ impl Sender {
         self.ce_echo_seq >= self.recovery_point
     }
 
+    /// The `n` packets the loss detection under way has just declared lost,
+    /// in the order it declared them (the first [`LOST_SEQS_CAP`]): the
+    /// tail of `lost_queue`, to which it appended them, with their
+    /// back-to-back flags from the scoreboard. Read back only when a
+    /// congestion event records them, so that a flow carries no list of its
+    /// own (528 bytes) and an ACK that declares nothing lost pays nothing.
+    #[cold]
+    #[inline(never)]
+    fn lost_tail(&self, n: u32) -> LostSeqs {
+        let mut seqs = LostSeqs::new();
+        let start = self.lost_queue.len() - n as usize;
+        for &seq in self.lost_queue.range(start..) {
+            let back_to_back = self.pkts[(seq - self.snd_una) as usize].back_to_back;
+            if !seqs.push(seq, back_to_back) {
+                break;
+            }
+        }
+        seqs
+    }
+
     /// Loss detection after an ACK (or RACK's timer): declares lost the
     /// transmissions that later deliveries have passed (by
     /// [`SenderConfig::dupthresh`], or by time under
@@ -1361,7 +1378,6 @@ impl Sender {
         let (mut first_lost, mut last_lost) = (u64::MAX, 0u64);
         let mut first_lost_sent = Time::MAX;
         let mut last_lost_sent = 0;
-        self.scratch_lost.clear();
         // RACK: any later delivery passes a transmission; its time decides.
         let rack = self.cfg.rack;
         let thresh = if rack { 1 } else { self.cfg.dupthresh as u64 };
@@ -1414,7 +1430,6 @@ impl Sender {
                 last_lost = last_lost.max(seq);
                 first_lost_sent = first_lost_sent.min(p.sent_time);
                 last_lost_sent = last_lost_sent.max(p.sent_time);
-                self.scratch_lost.push(seq, p.back_to_back);
             }
         }
         if newly_lost > 0 {
@@ -1443,8 +1458,9 @@ impl Sender {
         if let Some(cause) = cause {
             if self.in_recovery && !lost_in_recovery {
                 if let Some(ev) = self.recovery_event {
-                    let rec = &mut self.stats.events[ev];
                     if newly_lost > 0 {
+                        let tail = self.lost_tail(newly_lost);
+                        let rec = &mut self.stats.events[ev];
                         if rec.lost == 0 {
                             rec.first_lost = first_lost;
                             rec.first_lost_sent = first_lost_sent;
@@ -1453,7 +1469,7 @@ impl Sender {
                         rec.first_lost = rec.first_lost.min(first_lost);
                         rec.last_lost = rec.last_lost.max(last_lost);
                         rec.first_lost_sent = rec.first_lost_sent.min(first_lost_sent);
-                        rec.lost_seqs.extend(&self.scratch_lost);
+                        rec.lost_seqs.extend(&tail);
                     }
                 }
             } else {
@@ -1478,7 +1494,11 @@ impl Sender {
                     first_lost: if newly_lost > 0 { first_lost } else { 0 },
                     last_lost,
                     first_lost_sent: if newly_lost > 0 { first_lost_sent } else { 0 },
-                    lost_seqs: self.scratch_lost,
+                    lost_seqs: if newly_lost > 0 {
+                        self.lost_tail(newly_lost)
+                    } else {
+                        LostSeqs::new()
+                    },
                 });
                 self.recovery_event = Some(self.stats.events.len() - 1);
                 // RFC 8985 §7.1: recovery ends the probe's episode.
