@@ -111,17 +111,20 @@ path_up() {
 }
 
 # lot_up EMULATE_OPTION...: a parking lot of two emulated links in series,
-# each `dropless emulate` with these options: $NS_S (10.79.0.1) - link 1 -
-# $NS_M (10.79.0.2 and 10.80.0.1, forwarding) - link 2 - $NS_R (10.80.0.2).
+# each `dropless emulate` with these options (link 2 with the array
+# LOT_SECOND instead, if it is set): $NS_S (10.79.0.1) - link 1 - $NS_M
+# (10.79.0.2 and 10.80.0.1, forwarding) - link 2 - $NS_R (10.80.0.2).
 # Sets EMU and EMU2; counters in $OUT/emu and $OUT/emu2. Tear down with
 # lot_down.
 lot_up() {
     NS_S=dropless-lsnd-$$
     NS_M=dropless-lmid-$$
     NS_R=dropless-lrcv-$$
+    local -a second=("$@")
+    if [ -n "${LOT_SECOND+x}" ]; then second=("${LOT_SECOND[@]}"); fi
     emu_start "$OUT/emu" dlla$$ dllb$$ "$@"
     EMU=$LAST_EMU
-    emu_start "$OUT/emu2" dllc$$ dlld$$ "$@"
+    emu_start "$OUT/emu2" dllc$$ dlld$$ "${second[@]}"
     EMU2=$LAST_EMU
     ns_dev "$NS_S" dlla$$ 10.79.0.1/24
     ns_dev "$NS_M" dllb$$ 10.79.0.2/24

@@ -6,12 +6,19 @@
 # closed no bracket is listed as "no estimate" with the range it bounds,
 # and counts as within 10 % only if both ends of the range are.
 #
+# With -N NARROW the path has two hops (two emulators in series, a
+# forwarding namespace between them): link 1 at RATE carries the cross
+# traffic (the tight link), link 2 at NARROW carries none (the narrow link,
+# NARROW below RATE); the truth is then capacity NARROW and available
+# bandwidth min(RATE x (1 - FRAC), NARROW). Each link has DELAY each way.
+#
 # Needs root, iproute2 and python3. Not part of CI; run it on an idle
 # machine (the emulator and both ends share the cores).
 #
-# Usage: sudo scripts/probe-real.sh [-r RATE] [-d DELAY] [-b BUFFER] [-t TIME] [-n N] [-f FRAC] [-k KINDS] [-o FILE]
+# Usage: sudo scripts/probe-real.sh [-r RATE] [-N NARROW] [-d DELAY] [-b BUFFER] [-t TIME] [-n N] [-f FRAC] [-k KINDS] [-o FILE]
 #   sudo scripts/probe-real.sh                          # 1Gbps, 40 ms each way, 10MB, 10 probes of 10 s per kind
 #   sudo scripts/probe-real.sh -r 300Mbps -b 3MB -n 3 -k none,poisson
+#   sudo scripts/probe-real.sh -r 300Mbps -N 200Mbps -d 20ms -b 3MB -k poisson
 # Environment: DROPLESS (the binary; default target/release/dropless, built
 # if missing), PROBE_ARGS (more `dropless probe` options), PROBE_KEEP (a
 # directory to keep each probe's JSON in).
@@ -27,9 +34,11 @@ N=10
 FRAC=0.5
 KINDS=none,poisson,pareto
 REPORT=
-while getopts "r:d:b:t:n:f:k:o:h" o; do
+NARROW=
+while getopts "r:N:d:b:t:n:f:k:o:h" o; do
     case "$o" in
     r) RATE=$OPTARG ;;
+    N) NARROW=$OPTARG ;;
     d) DELAY=$OPTARG ;;
     b) BUFFER=$OPTARG ;;
     t) TIME=$OPTARG ;;
@@ -55,41 +64,61 @@ done
 need_root "TUN devices, network namespaces"
 find_dropless
 OUT=$(mktemp -d)
-trap 'path_down; rm -rf "$OUT"' EXIT
-rate_bps=$(python3 -c "import sys; s = sys.argv[1]; print(int(float(s.replace('Gbps', 'e9').replace('Mbps', 'e6').replace('kbps', 'e3').replace('bps', ''))))" "$RATE")
+trap 'lot_down; rm -rf "$OUT"' EXIT
+bps() {
+    python3 -c "import sys; s = sys.argv[1]; print(int(float(s.replace('Gbps', 'e9').replace('Mbps', 'e6').replace('kbps', 'e3').replace('bps', ''))))" "$1" 2>/dev/null \
+        || { echo "error: $2: found '$1', expected a rate such as 300Mbps or 1Gbps" >&2; exit 2; }
+}
+rate_bps=$(bps "$RATE" -r)
+narrow_bps=0
+DST=10.79.0.2
+if [ -n "$NARROW" ]; then
+    narrow_bps=$(bps "$NARROW" -N)
+    [ "$narrow_bps" -lt "$rate_bps" ] || { echo "error: -N: found $NARROW, expected a rate below -r's $RATE (the narrow link)" >&2; exit 2; }
+    DST=10.80.0.2
+fi
 
 for kind in "${kinds[@]}"; do
     args=()
     if [ "$kind" != none ]; then
         args=(--cross "$kind:$(python3 -c "print(int($rate_bps * $FRAC))")bps")
     fi
-    path_up --rate "$RATE" --delay "$DELAY" --buffer "$BUFFER" "${args[@]}"
+    if [ -n "$NARROW" ]; then
+        LOT_SECOND=(--rate "$NARROW" --delay "$DELAY" --buffer "$BUFFER")
+        lot_up --rate "$RATE" --delay "$DELAY" --buffer "$BUFFER" "${args[@]}"
+    else
+        path_up --rate "$RATE" --delay "$DELAY" --buffer "$BUFFER" "${args[@]}"
+    fi
     for i in $(seq "$N"); do
         echo "$kind: probe $i of $N" >&2
         port=$((9100 + i))
         # shellcheck disable=SC2086 # DROPLESS_SEC: options, split on spaces
-        ip netns exec "$NS_R" "$BIN" recv "10.79.0.2:$port" --discard --timeout 30 $DROPLESS_SEC >"$OUT/$kind-$i.recv" 2>&1 &
+        ip netns exec "$NS_R" "$BIN" recv "$DST:$port" --discard --timeout 30 $DROPLESS_SEC >"$OUT/$kind-$i.recv" 2>&1 &
         rx=$!
         sleep 0.3
         # shellcheck disable=SC2086 # options, split on spaces
-        ip netns exec "$NS_S" "$BIN" probe "10.79.0.2:$port" --time "$TIME" $DROPLESS_SEC ${PROBE_ARGS:-} --json \
+        ip netns exec "$NS_S" "$BIN" probe "$DST:$port" --time "$TIME" $DROPLESS_SEC ${PROBE_ARGS:-} --json \
             >"$OUT/$kind-$i.json" 2>"$OUT/$kind-$i.err" || { echo "$kind probe $i failed:" >&2; cat "$OUT/$kind-$i.err" >&2; }
         wait "$rx" || true
     done
-    path_down
+    if [ -n "$NARROW" ]; then lot_down; else path_down; fi
 done
 
 [ -n "${PROBE_KEEP:-}" ] && mkdir -p "$PROBE_KEEP" && cp "$OUT"/*.json "$PROBE_KEEP"/
-python3 - "$OUT" "$rate_bps" "$FRAC" "$N" "$RATE" "$DELAY" "$BUFFER" "$TIME" "${kinds[@]}" <<'PY' | tee "${REPORT:-/dev/null}"
+python3 - "$OUT" "$rate_bps" "$FRAC" "$N" "$RATE" "$DELAY" "$BUFFER" "$TIME" "$narrow_bps" "${kinds[@]}" <<'PY' | tee "${REPORT:-/dev/null}"
 import json, os, sys
-out, cap, frac, n, rate, delay, buf, t = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), *sys.argv[5:9]
-kinds = sys.argv[9:]
-print(f"path: {rate}, {delay} each way, {buf} drop-tail buffer; {n} probes of {t} per kind of cross traffic\n")
+out, link1, frac, n, rate, delay, buf, t, narrow = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), *sys.argv[5:9], float(sys.argv[9])
+kinds = sys.argv[10:]
+cap = narrow or link1
+if narrow:
+    print(f"path: two hops, {rate} (the cross traffic's, the tight link) then {narrow / 1e6:g} Mb/s (the narrow link), {delay} each way per link, {buf} drop-tail buffers; {n} probes of {t} per kind of cross traffic\n")
+else:
+    print(f"path: {rate}, {delay} each way, {buf} drop-tail buffer; {n} probes of {t} per kind of cross traffic\n")
 print("| cross traffic | probe | capacity Mb/s | error | available Mb/s | truth | error | within 10 % | trains (judged, host-limited) |")
 print("|---|---|---|---|---|---|---|---|---|")
 summary = []
 for kind in kinds:
-    truth = cap if kind == "none" else cap * (1 - frac)
+    truth = min(cap, link1 if kind == "none" else link1 * (1 - frac))
     ok_c = ok_a = done = 0
     for i in range(1, n + 1):
         try:
