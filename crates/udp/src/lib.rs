@@ -55,7 +55,7 @@
 //! * **Security**: with a key ([`SendOptions::key`], [`RecvOptions::key`];
 //!   the CLI's default) a transfer opens with a Noise handshake and every
 //!   datagram after it, data and ACK, headers included, travels sealed
-//!   with AES-256-GCM, each nonce accepted once ([`secure`]); everything
+//!   with AEGIS-128L, each nonce accepted once ([`secure`]); everything
 //!   else is dropped and counted ([`TransferReport::rejected`]). Without a
 //!   key there is no handshake and the datagrams above travel in clear.
 //!   Either way there is no rejection message: a receiver that refuses a

@@ -23,7 +23,7 @@
 //! | offset | size | field | value |
 //! |---:|---:|---|---|
 //! | 0 | 2 | magic | `"DL"` (`0x44 0x4C`) |
-//! | 2 | 1 | version | [`VERSION`] (= 5; see [Versions](#versions)) |
+//! | 2 | 1 | version | [`VERSION`] (= 6; see [Versions](#versions)) |
 //! | 3 | 1 | type | [`TYPE_DATA`] (= 1) or [`TYPE_ACK`] (= 2) |
 //!
 //! ## Data (type 1), [`DATA_HEADER_LEN`] = 30 bytes + payload
@@ -58,7 +58,14 @@
 //!
 //! ## Versions
 //!
-//! * **5** (current): the ACK gains its last field, `price` (2 bytes), the
+//! * **6** (current): the data and ACK layouts of version 5, unchanged.
+//!   Bumped with `dropless-udp`'s sealed datagrams, whose AEAD is now
+//!   AEGIS-128L instead of AES-256-GCM (same framing: header, nonce,
+//!   ciphertext, 16-byte tag): a version-5 peer could not open them, and
+//!   with the bump each refuses the other as
+//!   [`WireError::UnsupportedVersion`] at the first datagram instead of
+//!   failing authentication without saying why (issue 34).
+//! * **5**: the ACK gains its last field, `price` (2 bytes), the
 //!   path price a price-driven sender's receiver decodes from ADPM marks
 //!   (issue 35); every other field and the data packet are as in version 4.
 //!   The field is always present (all ones when the receiver decodes no
@@ -123,7 +130,7 @@ pub use dropless_transport::{AckPacket, DataPacket, Ecn, MAX_SACK, NO_ECHO, NO_P
 pub const MAGIC: [u8; 2] = *b"DL";
 /// The format version this crate writes and accepts (see the
 /// [Versions](crate#versions) list).
-pub const VERSION: u8 = 5;
+pub const VERSION: u8 = 6;
 /// Type byte of a data packet.
 pub const TYPE_DATA: u8 = 1;
 /// Type byte of an acknowledgement.
