@@ -2,11 +2,12 @@
 # A real parking lot (issue 35): two `dropless emulate --price rcp` (or
 # `--price maxnet`, for CC maxnet) links in series, a namespace forwarding
 # between them, and three price-driven `dropless send` flows at once: the
-# long flow over both links and one short flow on each. Both links have the same rate C, so max-min gives
-# every flow C/2. Prints each flow's goodput over the second half of the
-# run (from its interval lines), the max-min goodput (C/2 times the
-# payload's share of the wire: 1400 of 1458 bytes), their ratio, and both
-# emulators' counters (packets price-marked, the price's rate at the end).
+# long flow over both links and one short flow on each. Both links have the
+# same rate C, so max-min gives every flow C/2. Prints each flow's goodput
+# over the second half of the run (from its interval lines), the max-min
+# goodput (C/2 times the payload's share of the wire: 1400 of 1458 bytes),
+# their ratio, the senders' summary lines, and both emulators' counters
+# (packets price-marked, the price's rate at the end).
 #
 # Needs root and iproute2. Not part of CI.
 #
@@ -82,6 +83,10 @@ for port, name in [(9101, "long (links 1 and 2)"), (9102, "short on link 1"), (9
     if rates:
         g = sum(rates) / len(rates)
         print(f"{name}: {g:.2f} Mb/s over the second half, max-min {fair:.2f}, ratio {g / fair:.3f}")
+        # The sender's summary (packets sent, lost, retransmitted).
+        for line in open(f"{out}/report-{port}"):
+            if line.startswith("== "):
+                print("   " + line.rstrip())
     else:
         print(f"{name}: no interval lines:")
         print(open(f"{out}/report-{port}").read())
