@@ -41,6 +41,7 @@ pub mod highspeed;
 pub mod hystart;
 pub mod hystart_pp;
 pub mod madison;
+pub mod maxnet;
 pub mod newreno;
 pub mod paced;
 pub mod pda;

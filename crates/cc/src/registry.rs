@@ -373,6 +373,13 @@ static SPECS: &[CcSpec] = &[
         ),
     },
     CcSpec {
+        name: "maxnet",
+        help: "a MaxNet source driven by an explicit price (Wydrowski and Zukerman 2002; thesis ch. 5 eq. (5.6)): paces at its demand W / p at the largest cost p of its path's links, which the links carry in ADPM marks (price = \"maxnet\") and the receiver decodes; the window grows as in slow start up to window_gain BDPs of that rate",
+        params: params!(rto_cwnd = 1.0;
+            "window_gain" = 2.0, "the window's cap in bandwidth-delay products of the demanded rate, in [1, 100]";
+        ),
+    },
+    CcSpec {
         name: "cbr",
         help: "a constant-rate sender: bursts of `burst` packets at an average of `rate` bits/s (wire bytes), never changed by loss or delay (seed 001's open-loop stream of Figs. 1-4; iperf3 -u -b); lost packets are retransmitted",
         params: params!(rto_cwnd = 1.0;
@@ -750,6 +757,13 @@ pub fn build(
             let g = v.check("window_gain", |x| (1.0..=100.0).contains(&x), "in [1, 100]")?;
             Box::new(crate::rcp::Rcp::new(info.wire_size, g))
         }
+        "maxnet" => {
+            if paced {
+                return Err(v.bad("paced", 1.0, "must be 0: maxnet paces by itself"));
+            }
+            let g = v.check("window_gain", |x| (1.0..=100.0).contains(&x), "in [1, 100]")?;
+            Box::new(crate::maxnet::Maxnet::new(info.wire_size, g))
+        }
         "cbr" => {
             if paced {
                 return Err(v.bad("paced", 1.0, "must be 0: cbr paces by itself"));
@@ -995,6 +1009,7 @@ mod tests {
                 "pda",
                 "bbr",
                 "rcp",
+                "maxnet",
                 "cbr"
             ]
         );

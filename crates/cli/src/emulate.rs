@@ -4,6 +4,7 @@
 use dropless_emu::{CrossConfig, CrossKind, Link, LinkConfig, PriceConfig, QueueConfig};
 use dropless_scenario::units::{self, fmt_rate};
 use dropless_sim::codel::CodelConfig;
+use dropless_sim::maxnet_price::MaxnetConfig;
 use dropless_sim::pie::PieConfig;
 use dropless_sim::rcp_price::{RcpConfig, RcpQueue};
 use dropless_sim::red::RedConfig;
@@ -109,17 +110,18 @@ pub struct EmulateArgs {
     #[arg(long)]
     pub step_k: Option<u64>,
     /// The price each direction computes and marks in ADPM-capable dropless
-    /// data packets (ECN 01 -> 10): none, or rcp (RCP's rate as ADPM's
-    /// price, for `dropless send --cc rcp --insecure`)
+    /// data packets (ECN 01 -> 10): none, rcp (RCP's rate as ADPM's price,
+    /// for `dropless send --cc rcp --insecure`) or maxnet (MaxNet's cost,
+    /// thesis eq. (5.6), for `dropless send --cc maxnet --insecure`)
     #[arg(long, default_value = "none")]
     pub price: String,
-    /// RCP's mean round trip d, e.g. 100ms (default 100ms)
+    /// RCP's or MaxNet's mean round trip d, e.g. 100ms (default 100ms)
     #[arg(long)]
     pub price_rtt: Option<String>,
-    /// RCP's update interval T, e.g. 10ms (default 10ms)
+    /// RCP's or MaxNet's update interval T, e.g. 10ms (default 10ms)
     #[arg(long)]
     pub price_interval: Option<String>,
-    /// RCP's gain on spare capacity (default 0.1)
+    /// RCP's gain on spare capacity, or MaxNet's gain alpha (default 0.1)
     #[arg(long)]
     pub price_alpha: Option<f64>,
     /// RCP's gain on the queue (default 1)
@@ -129,29 +131,47 @@ pub struct EmulateArgs {
     /// default) or min (the interval's smallest, the standing queue)
     #[arg(long)]
     pub price_queue: Option<String>,
+    /// MaxNet's target aggregate rate as a fraction of the link's rate, in
+    /// (0, 1] (default 1)
+    #[arg(long)]
+    pub price_target: Option<f64>,
 }
 
-/// `--price` and its flags; a `--price-*` flag without `--price rcp` is
-/// refused.
+/// `--price` and its flags; a `--price-*` flag the chosen price does not
+/// take is refused, naming the prices that take it.
 fn price_arg(a: &EmulateArgs) -> Result<PriceConfig, Failure> {
+    // Each flag and the prices that take it.
     let given = [
-        ("price-rtt", a.price_rtt.is_some()),
-        ("price-interval", a.price_interval.is_some()),
-        ("price-alpha", a.price_alpha.is_some()),
-        ("price-beta", a.price_beta.is_some()),
-        ("price-queue", a.price_queue.is_some()),
+        ("price-rtt", a.price_rtt.is_some(), "rcp or maxnet"),
+        (
+            "price-interval",
+            a.price_interval.is_some(),
+            "rcp or maxnet",
+        ),
+        ("price-alpha", a.price_alpha.is_some(), "rcp or maxnet"),
+        ("price-beta", a.price_beta.is_some(), "rcp"),
+        ("price-queue", a.price_queue.is_some(), "rcp"),
+        ("price-target", a.price_target.is_some(), "maxnet"),
     ];
-    match a.price.as_str() {
-        "none" => match given.iter().find(|(_, g)| *g) {
-            Some((flag, _)) => Err(Failure::Input(format!("--{flag}: needs --price rcp"))),
-            None => Ok(PriceConfig::None),
-        },
+    let price = a.price.as_str();
+    if !["none", "rcp", "maxnet"].contains(&price) {
+        return Err(Failure::Input(format!(
+            "--price: found {price:?}, expected none, rcp or maxnet"
+        )));
+    }
+    if let Some((flag, _, takes)) = given
+        .iter()
+        .find(|(_, g, takes)| *g && !takes.split(" or ").any(|t| t == price))
+    {
+        return Err(Failure::Input(format!("--{flag}: needs --price {takes}")));
+    }
+    let time = |flag: &str, v: &Option<String>, dflt: u64| {
+        v.as_deref()
+            .map_or(Ok(dflt), |v| unit_arg(flag, v, units::parse_time))
+    };
+    match price {
         "rcp" => {
             let d = RcpConfig::default();
-            let time = |flag: &str, v: &Option<String>, dflt: u64| {
-                v.as_deref()
-                    .map_or(Ok(dflt), |v| unit_arg(flag, v, units::parse_time))
-            };
             Ok(PriceConfig::Rcp(RcpConfig {
                 rtt_s: time("price-rtt", &a.price_rtt, (d.rtt_s * 1e9) as u64)? as f64 / 1e9,
                 interval: time("price-interval", &a.price_interval, d.interval)?,
@@ -168,9 +188,16 @@ fn price_arg(a: &EmulateArgs) -> Result<PriceConfig, Failure> {
                 },
             }))
         }
-        other => Err(Failure::Input(format!(
-            "--price: found {other:?}, expected none or rcp"
-        ))),
+        "maxnet" => {
+            let d = MaxnetConfig::default();
+            Ok(PriceConfig::Maxnet(MaxnetConfig {
+                rtt_s: time("price-rtt", &a.price_rtt, (d.rtt_s * 1e9) as u64)? as f64 / 1e9,
+                interval: time("price-interval", &a.price_interval, d.interval)?,
+                alpha: a.price_alpha.unwrap_or(d.alpha),
+                target: a.price_target.unwrap_or(d.target),
+            }))
+        }
+        _ => Ok(PriceConfig::None),
     }
 }
 
@@ -317,6 +344,10 @@ fn line(dir: &str, l: &Link) -> String {
     let s = l.stats();
     let late = l.lateness();
     let us = |t: u64| t as f64 / 1e3;
+    let price_name = match l.config().price {
+        PriceConfig::Maxnet(_) => "MaxNet",
+        _ => "RCP",
+    };
     format!(
         "{dir}: {} packets in, {} out ({} bytes), {} dropped at the full buffer, {} lost at random, {} CE-marked, {} reordered, max queue {} bytes, delivered late by median {:.1} us, 99th percentile {:.1} us, max {:.1} us{}{}{}",
         s.packets_in, s.packets_out, s.bytes_out, s.overflows, s.lost, s.marked, s.reordered, s.max_queue_bytes,
@@ -340,8 +371,9 @@ fn line(dir: &str, l: &Link) -> String {
             (Some(r), Some(t)) => {
                 let n = t.updates.max(1) as f64;
                 format!(
-                    "; price: {} packets price-marked, RCP rate now {}, over {} updates mean rate {}, mean input {}, mean queue {:.0} bytes",
+                    "; price: {} packets price-marked, {} rate now {}, over {} updates mean rate {}, mean input {}, mean queue {:.0} bytes",
                     s.price_marked,
+                    price_name,
                     fmt_rate(r),
                     t.updates,
                     fmt_rate(t.rate_bps / n),

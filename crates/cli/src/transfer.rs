@@ -556,7 +556,7 @@ pub fn send(a: &SendArgs) -> Result<(), Failure> {
         // A pricing link reads the probe type from the data header's packet
         // number, which a sealed datagram hides.
         return Err(Failure::Input(format!(
-            "--cc: \"{}\" is driven by link prices (ADPM marks), which `dropless emulate --price rcp` puts on plaintext data packets only: add --insecure",
+            "--cc: \"{}\" is driven by link prices (ADPM marks), which `dropless emulate --price rcp` or `--price maxnet` puts on plaintext data packets only: add --insecure",
             a.cc
         )));
     }

@@ -92,6 +92,7 @@ fn send_and_recv_move_a_file_byte_identical() {
         ("fast", vec!["--insecure".to_string()]),
         // driven by prices: ECT(1) out, ADPM decoded, the price in the ACKs
         ("rcp", vec!["--insecure".to_string()]),
+        ("maxnet", vec!["--insecure".to_string()]),
     ] {
         let _ = std::fs::remove_file(&dst);
         let addr = format!("127.0.0.1:{}", free_port());
@@ -423,8 +424,47 @@ fn emulate_rejects_bad_values_naming_the_option() {
             "--queue pie",
         ),
         (&["--aqm-ecn"][..], "--aqm-ecn", "--queue"),
-        (&["--price", "maxnet"][..], "--price", "none or rcp"),
-        (&["--price-rtt", "50ms"][..], "--price-rtt", "--price rcp"),
+        (&["--price", "maxnt"][..], "--price", "none, rcp or maxnet"),
+        (
+            &["--price-rtt", "50ms"][..],
+            "--price-rtt",
+            "--price rcp or maxnet",
+        ),
+        (
+            &["--price-target", "0.9"][..],
+            "--price-target",
+            "--price maxnet",
+        ),
+        (
+            &["--price", "rcp", "--price-target", "0.9"][..],
+            "--price-target",
+            "--price maxnet",
+        ),
+        (
+            &["--price", "maxnet", "--price-beta", "1"][..],
+            "--price-beta",
+            "--price rcp",
+        ),
+        (
+            &["--price", "maxnet", "--price-queue", "min"][..],
+            "--price-queue",
+            "--price rcp",
+        ),
+        (
+            &["--price", "maxnet", "--price-target", "1.5"][..],
+            "--price-target",
+            "(0, 1]",
+        ),
+        (
+            &["--price", "maxnet", "--price-target", "0"][..],
+            "--price-target",
+            "(0, 1]",
+        ),
+        (
+            &["--price", "maxnet", "--price-alpha", "0"][..],
+            "--price-alpha",
+            "(0, 2]",
+        ),
         (
             &["--price-queue", "min"][..],
             "--price-queue",
@@ -460,15 +500,18 @@ fn emulate_rejects_bad_values_naming_the_option() {
 #[test]
 fn a_price_driven_controller_is_refused_encrypted() {
     let a = key_args(&[]);
-    let o = Command::new(bin())
-        .args(["send", "127.0.0.1:9", "--bytes", "1MB", "--cc", "rcp"])
-        .args(&a)
-        .output()
-        .unwrap();
-    let e = String::from_utf8_lossy(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{e}");
-    assert!(e.contains("--cc") && e.contains("--insecure"), "{e}");
-    assert_eq!(e.trim().lines().count(), 1, "{e}");
+    for cc in ["rcp", "maxnet"] {
+        let o = Command::new(bin())
+            .args(["send", "127.0.0.1:9", "--bytes", "1MB", "--cc", cc])
+            .args(&a)
+            .output()
+            .unwrap();
+        let e = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{e}");
+        assert!(e.contains("--cc") && e.contains("--insecure"), "{e}");
+        assert!(e.contains(cc), "{e}");
+        assert_eq!(e.trim().lines().count(), 1, "{e}");
+    }
 }
 
 /// `recv --keep` serves one transfer after another (a JSON object per line
@@ -1647,6 +1690,10 @@ fn every_new_flag_is_refused_in_one_line_naming_it() {
         (
             emulate(&["--price", "rcp", "--price-beta", "x"]),
             vec!["--price-beta"],
+        ),
+        (
+            emulate(&["--price", "maxnet", "--price-target", "x"]),
+            vec!["--price-target"],
         ),
     ];
     for (args, needles) in &cases {

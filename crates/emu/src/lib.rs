@@ -29,8 +29,8 @@
 //!   on packets, the simulator's own disciplines deciding at arrival; an
 //!   ECN-capable IPv4 packet they signal is set to CE (header checksum
 //!   updated), any other is dropped.
-//! * **Prices** ([`price_mark`]): RCP's rate computed at the link and
-//!   carried as ADPM's price; an ADPM-capable dropless data packet (ECN 01)
+//! * **Prices** ([`price_mark`]): RCP's rate or MaxNet's cost computed at
+//!   the link and carried as ADPM's price; an ADPM-capable dropless data packet (ECN 01)
 //!   whose probe type is below it is marked 10 (header checksum updated).
 //! * **Reordering** with probability `reorder`: a packet leaves the queue
 //!   as usual but is delivered `reorder_delay` after its due time, so the
@@ -299,14 +299,14 @@ impl Link {
         }
     }
 
-    /// The rate RCP gives each flow at this link, bits/s, if it computes a
-    /// price.
+    /// The rate the link's price gives each flow, bits/s (RCP's R, or the
+    /// MaxNet demand at the link's cost), if it computes a price.
     pub fn price_rate_bps(&self) -> Option<f64> {
         self.price.as_deref().map(price_mark::PriceMark::rate_bps)
     }
 
-    /// Sums over the price's updates (RCP's R, y and q); `None` without a
-    /// price.
+    /// Sums over the price's updates (the rate above, y and q); `None`
+    /// without a price.
     pub fn price_totals(&self) -> Option<dropless_sim::rcp_price::RcpTotals> {
         self.price.as_deref().map(price_mark::PriceMark::totals)
     }

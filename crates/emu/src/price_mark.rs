@@ -1,7 +1,10 @@
 //! ADPM price marking of real packets (thesis chapter 5; Andrew, Hanly,
-//! Chan and Cui 2006): the link computes RCP's rate with the simulator's
-//! own [`RcpPrice`] and marks an ADPM-capable packet (ECN 01 -> 10, header
-//! checksum updated) when the price exceeds the packet's probe type.
+//! Chan and Cui 2006): the link computes RCP's rate or MaxNet's cost with
+//! the simulator's own code ([`LinkPrice`]: [`RcpPrice`],
+//! [`MaxnetPrice`]) and marks an ADPM-capable packet (ECN 01 -> 10, header
+//! checksum updated) when the price exceeds the packet's probe type. A
+//! packet crossing several such links carries the largest of their prices
+//! (a link never unmarks), MaxNet's path maximum.
 //!
 //! The probe type is the bit-reversed low 16 bits of the dropless packet
 //! number ([`dropless_cc::adpm::threshold`]), read from the plaintext data
@@ -15,6 +18,8 @@
 
 use dropless_cc::adpm;
 use dropless_cc::Time;
+use dropless_sim::link_price::LinkPrice;
+use dropless_sim::maxnet_price::{MaxnetConfig, MaxnetPrice};
 use dropless_sim::rcp_price::{RcpConfig, RcpPrice};
 
 /// The price an emulated direction computes and marks.
@@ -25,13 +30,19 @@ pub enum PriceConfig {
     None,
     /// RCP's rate carried as ADPM's price ([`RcpPrice`]).
     Rcp(RcpConfig),
+    /// MaxNet's cost carried as ADPM's price ([`MaxnetPrice`]).
+    Maxnet(MaxnetConfig),
 }
 
 impl PriceConfig {
     /// Checks the parameters; the error names the `--price-*` flag.
     pub fn validate(&self) -> Result<(), String> {
-        let PriceConfig::Rcp(c) = self else {
-            return Ok(());
+        let c = match self {
+            PriceConfig::None => return Ok(()),
+            PriceConfig::Maxnet(m) => {
+                return m.validate().map_err(|e| format!("price-{e}"));
+            }
+            PriceConfig::Rcp(c) => c,
         };
         if !(c.rtt_s > 0.0 && c.rtt_s <= 100.0) {
             return Err(format!(
@@ -63,7 +74,7 @@ impl PriceConfig {
 
 /// One direction's price state.
 pub(crate) struct PriceMark {
-    rcp: RcpPrice,
+    price: LinkPrice,
 }
 
 impl PriceMark {
@@ -72,19 +83,23 @@ impl PriceMark {
         match cfg {
             PriceConfig::None => None,
             PriceConfig::Rcp(c) => Some(PriceMark {
-                rcp: RcpPrice::new(*c, rate_bps),
+                price: LinkPrice::Rcp(RcpPrice::new(*c, rate_bps)),
+            }),
+            PriceConfig::Maxnet(c) => Some(PriceMark {
+                price: LinkPrice::Maxnet(MaxnetPrice::new(*c, rate_bps)),
             }),
         }
     }
 
-    /// The current rate R, bits/s.
+    /// The rate the link gives each flow, bits/s: RCP's R, or the MaxNet
+    /// demand at the link's cost.
     pub fn rate_bps(&self) -> f64 {
-        self.rcp.rate_bps()
+        self.price.rate_bps()
     }
 
-    /// Sums over RCP's updates so far (means of R, y and q).
+    /// Sums over the price's updates so far (means of the rate, y and q).
     pub fn totals(&self) -> dropless_sim::rcp_price::RcpTotals {
-        self.rcp.totals()
+        self.price.totals()
     }
 
     /// A packet arrives at `now` with `queued_bytes` in the queue: it counts
@@ -92,7 +107,7 @@ impl PriceMark {
     /// dropless data packet sent ADPM-capable whose probe type is below the
     /// price. Returns whether it was marked.
     pub fn on_arrival(&mut self, now: Time, queued_bytes: u64, p: &mut [u8]) -> bool {
-        let price = self.rcp.on_arrival(now, p.len() as u32, queued_bytes);
+        let price = self.price.on_arrival(now, p.len() as u32, queued_bytes);
         match probe_number(p) {
             Some(seq) if adpm::marks(price, adpm::threshold(seq as u16)) => {
                 set_ecn(p, adpm::UNMARKED, adpm::MARKED)
@@ -225,7 +240,48 @@ mod tests {
     }
 
     #[test]
+    fn two_maxnet_links_in_series_carry_the_larger_cost() {
+        // Link 2 overloaded (its cost rises), link 1 not: a packet through
+        // both is marked as link 2 alone would mark it, as MaxNet's path
+        // maximum asks; the other order gives the same marks.
+        let cfg = PriceConfig::Maxnet(MaxnetConfig::default());
+        let mut quiet = PriceMark::new(&cfg, 100e6).unwrap();
+        let mut busy = PriceMark::new(&cfg, 100e6).unwrap();
+        // 210 Mb/s into `busy` for 2 s (158-byte packets every 6 us).
+        let mut t = 0;
+        while t < 2 * dropless_cc::SECOND {
+            busy.on_arrival(t, 0, &mut dropless_data(0, 0));
+            t += 6_000;
+        }
+        // One more arrival at t runs the updates due by then: the prices
+        // stay put for the packets below, all at t.
+        busy.on_arrival(t, 0, &mut dropless_data(0, 0));
+        quiet.on_arrival(t, 0, &mut dropless_data(0, 0));
+        assert!(busy.rate_bps() < 60e6, "{}", busy.rate_bps());
+        assert_eq!(quiet.rate_bps(), 100e6);
+        let (pq, pb) = (quiet.price.price(), busy.price.price());
+        assert!(pb > pq);
+        for seq in 0..4096u64 {
+            let mut a = dropless_data(1, seq);
+            quiet.on_arrival(t, 0, &mut a);
+            busy.on_arrival(t, 0, &mut a);
+            let mut b = dropless_data(1, seq);
+            busy.on_arrival(t, 0, &mut b);
+            quiet.on_arrival(t, 0, &mut b);
+            let want = adpm::threshold(seq as u16) < pb;
+            assert_eq!(a[1] & 3 == adpm::MARKED, want, "seq {seq}");
+            assert_eq!(a, b, "seq {seq}");
+        }
+    }
+
+    #[test]
     fn bad_parameters_name_the_flag() {
+        let m = |c: MaxnetConfig| PriceConfig::Maxnet(c).validate().unwrap_err();
+        let d = MaxnetConfig::default();
+        assert!(m(MaxnetConfig { target: 0.0, ..d }).starts_with("price-target:"));
+        assert!(m(MaxnetConfig { alpha: 3.0, ..d }).starts_with("price-alpha:"));
+        assert!(m(MaxnetConfig { interval: 0, ..d }).starts_with("price-interval:"));
+        assert!(PriceConfig::Maxnet(d).validate().is_ok());
         let bad = |c: RcpConfig| PriceConfig::Rcp(c).validate().unwrap_err();
         let d = RcpConfig::default();
         assert!(bad(RcpConfig { rtt_s: 0.0, ..d }).starts_with("price-rtt:"));

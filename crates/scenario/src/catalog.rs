@@ -531,6 +531,31 @@ pub const PRICE_KINDS: &[KindDoc] = &[
         help: "RCP's rate (Dukkipati et al. 2005) as the price ln(100G / R) / ln(100G / 1k), marked on ADPM-capable packets (ECN 01 -> 10) whose probe type (their packet number's bit reversal) is below it (thesis ch. 5); for flows with cc = \"rcp\"",
         params: PRICE_PARAMS,
     },
+    KindDoc {
+        name: "maxnet",
+        help: "MaxNet's congestion cost (thesis eq. (5.6); Wydrowski and Zukerman 2002), integrating the input rate's excess over price_target x C, as the price log_q(max(1, p + q)) / m_max (thesis L7178-7192), marked on ADPM-capable packets like rcp's; for flows with cc = \"maxnet\"",
+        params: MAXNET_PRICE_PARAMS,
+    },
+];
+
+/// Keys of a link with `price = "maxnet"`.
+pub const MAXNET_PRICE_PARAMS: &[KeyDoc] = &[
+    k(
+        "price_rtt",
+        "\"100ms\"",
+        "the flows' mean round trip d in the gain alpha (T / d) p / C",
+    ),
+    k(
+        "price_interval",
+        "\"10ms\"",
+        "MaxNet's update interval T, at most price_rtt",
+    ),
+    k("price_alpha", "0.1", "MaxNet's gain alpha, in (0, 2]"),
+    k(
+        "price_target",
+        "1",
+        "the target aggregate rate c as a fraction of the capacity, in (0, 1]",
+    ),
 ];
 
 /// Keys of a link with `price = "rcp"`.

@@ -4,6 +4,7 @@
 use dropless_cc::{registry, ConnInfo, Time, MILLISECOND};
 use dropless_sim::codel::CodelConfig;
 use dropless_sim::config::PriceKind;
+use dropless_sim::maxnet_price::MaxnetConfig;
 use dropless_sim::pie::PieConfig;
 use dropless_sim::rcp_price::{RcpConfig, RcpQueue};
 use dropless_sim::red::RedConfig;
@@ -603,54 +604,71 @@ fn read_link(ctx: &Ctx, t: &Value, path: &str) -> R<RawLink> {
         }
         Some(other) => unreachable!("queue kind {other} listed but not handled"),
     };
-    let price = match o.choice(
+    let price_kind = o.choice(
         "price",
         &catalog::kind_names(catalog::PRICE_KINDS),
         "a link price",
-    )? {
-        None | Some("none") => {
-            for key in key_names(catalog::PRICE_PARAMS) {
-                if let Some(v) = o.get(key) {
-                    return Err(o.bad(
-                        key,
-                        v,
-                        format!("no {key} without price = \"rcp\" ({key} is for RCP's price only)"),
-                    ));
-                }
+    )?;
+    // Keys of the other price kinds are refused, naming the kind they
+    // belong to.
+    let chosen = price_kind.unwrap_or("none");
+    let own = catalog::PRICE_KINDS
+        .iter()
+        .find(|p| p.name == chosen)
+        .map_or(Vec::new(), |p| key_names(p.params));
+    for p in catalog::PRICE_KINDS.iter().filter(|p| p.name != chosen) {
+        for key in key_names(p.params) {
+            if own.contains(&key) {
+                continue;
             }
-            PriceKind::None
+            if let Some(v) = o.get(key) {
+                let with: Vec<String> = catalog::PRICE_KINDS
+                    .iter()
+                    .filter(|k| key_names(k.params).contains(&key))
+                    .map(|k| format!("price = \"{}\"", k.name))
+                    .collect();
+                return Err(o.bad(key, v, format!("{key} only with {}", with.join(" or "))));
+            }
         }
+    }
+    let gain = |key: &str, lo: f64, lo_open: bool, hi: f64, dflt: f64| -> R<f64> {
+        match o.get(key) {
+            None => Ok(dflt),
+            Some(v) => match o.number(key) {
+                Some(x) if (x > lo || (!lo_open && x == lo)) && x <= hi => Ok(x),
+                _ => Err(o.bad(
+                    key,
+                    v,
+                    format!("a number in {}{lo}, {hi}]", if lo_open { "(" } else { "[" }),
+                )),
+            },
+        }
+    };
+    // The round trip and update interval RCP's and MaxNet's prices share.
+    let rtt_interval = |dflt_interval: Time| -> R<(Time, Time)> {
+        let rtt = o.time("price_rtt")?.unwrap_or(100 * MILLISECOND);
+        if rtt == 0 || rtt > 3600 * 1000 * MILLISECOND {
+            return Err(o.bad("price_rtt", &t["price_rtt"], "a round trip from 1ns to 1h"));
+        }
+        let interval = o.time("price_interval")?.unwrap_or(dflt_interval.min(rtt));
+        if interval == 0 || interval > rtt {
+            let v = t
+                .get("price_interval")
+                .cloned()
+                .unwrap_or(Value::Integer(0));
+            return Err(o.bad(
+                "price_interval",
+                &v,
+                "an interval above 0 and at most price_rtt",
+            ));
+        }
+        Ok((rtt, interval))
+    };
+    let price = match price_kind {
+        None | Some("none") => PriceKind::None,
         Some("rcp") => {
             let d = RcpConfig::default();
-            let gain = |key: &str, lo: f64, lo_open: bool, hi: f64, dflt: f64| -> R<f64> {
-                match o.get(key) {
-                    None => Ok(dflt),
-                    Some(v) => match o.number(key) {
-                        Some(x) if (x > lo || (!lo_open && x == lo)) && x <= hi => Ok(x),
-                        _ => Err(o.bad(
-                            key,
-                            v,
-                            format!("a number in {}{lo}, {hi}]", if lo_open { "(" } else { "[" }),
-                        )),
-                    },
-                }
-            };
-            let rtt = o.time("price_rtt")?.unwrap_or(100 * MILLISECOND);
-            if rtt == 0 || rtt > 3600 * 1000 * MILLISECOND {
-                return Err(o.bad("price_rtt", &t["price_rtt"], "a round trip from 1ns to 1h"));
-            }
-            let interval = o.time("price_interval")?.unwrap_or(d.interval.min(rtt));
-            if interval == 0 || interval > rtt {
-                let v = t
-                    .get("price_interval")
-                    .cloned()
-                    .unwrap_or(Value::Integer(0));
-                return Err(o.bad(
-                    "price_interval",
-                    &v,
-                    "an interval above 0 and at most price_rtt",
-                ));
-            }
+            let (rtt, interval) = rtt_interval(d.interval)?;
             PriceKind::Rcp(RcpConfig {
                 interval,
                 rtt_s: dropless_cc::secs(rtt),
@@ -662,6 +680,16 @@ fn read_link(ctx: &Ctx, t: &Value, path: &str) -> R<RawLink> {
                     Some(Value::String(q)) if q == "min" => RcpQueue::Min,
                     Some(v) => return Err(o.bad("price_queue", v, "\"instant\" or \"min\"")),
                 },
+            })
+        }
+        Some("maxnet") => {
+            let d = MaxnetConfig::default();
+            let (rtt, interval) = rtt_interval(d.interval)?;
+            PriceKind::Maxnet(MaxnetConfig {
+                interval,
+                rtt_s: dropless_cc::secs(rtt),
+                alpha: gain("price_alpha", 0.0, true, 2.0, d.alpha)?,
+                target: gain("price_target", 0.0, true, 1.0, d.target)?,
             })
         }
         Some(other) => unreachable!("price kind {other} listed but not handled"),

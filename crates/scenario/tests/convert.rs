@@ -507,8 +507,54 @@ fn link_prices_are_checked_and_their_keys_need_a_price() {
         }
         p => panic!("{p:?}"),
     }
+    let s = link("price = \"maxnet\"\nprice_rtt = \"40ms\"\nprice_target = 0.9").unwrap();
+    match s.config.topology.links()[0].price {
+        dropless_sim::config::PriceKind::Maxnet(c) => {
+            assert_eq!((c.rtt_s, c.alpha, c.target), (0.04, 0.1, 0.9));
+            assert_eq!(c.interval, 10 * dropless_cc::MILLISECOND);
+        }
+        p => panic!("{p:?}"),
+    }
+    assert!(s.simulation().is_ok());
     for (keys, path, want) in [
         ("price = \"rem\"", "price", "rcp"),
+        ("price = \"rem\"", "price", "maxnet"),
+        ("price_target = 0.9", "price_target", "price = \"maxnet\""),
+        (
+            "price = \"rcp\"\nprice_target = 0.9",
+            "price_target",
+            "price = \"maxnet\"",
+        ),
+        (
+            "price = \"maxnet\"\nprice_beta = 1",
+            "price_beta",
+            "price = \"rcp\"",
+        ),
+        (
+            "price = \"maxnet\"\nprice_queue = \"min\"",
+            "price_queue",
+            "price = \"rcp\"",
+        ),
+        (
+            "price = \"maxnet\"\nprice_target = 0",
+            "price_target",
+            "(0, 1]",
+        ),
+        (
+            "price = \"maxnet\"\nprice_target = 1.01",
+            "price_target",
+            "(0, 1]",
+        ),
+        (
+            "price = \"maxnet\"\nprice_alpha = 3",
+            "price_alpha",
+            "(0, 2]",
+        ),
+        (
+            "price = \"maxnet\"\nprice_rtt = \"10ms\"\nprice_interval = \"20ms\"",
+            "price_interval",
+            "at most price_rtt",
+        ),
         ("price_rtt = \"40ms\"", "price_rtt", "price = \"rcp\""),
         ("price = \"rcp\"\nprice_alpha = 0", "price_alpha", "(0, 2]"),
         ("price = \"rcp\"\nprice_beta = -1", "price_beta", "[0, 2]"),

@@ -41,6 +41,9 @@ pub enum PriceKind {
     None,
     /// RCP's rate ([`crate::rcp_price`]), carried as ADPM's price.
     Rcp(crate::rcp_price::RcpConfig),
+    /// MaxNet's cost ([`crate::maxnet_price`], thesis eq. (5.6)), carried
+    /// as ADPM's price.
+    Maxnet(crate::maxnet_price::MaxnetConfig),
 }
 
 /// A unidirectional link with its output queue.

@@ -26,6 +26,8 @@ use rand_pcg::Pcg64Mcg;
 use crate::codel::Codel;
 use crate::config::{Buffer, LinkSpec, QueueKind, SimConfig, Ties, Topology};
 use crate::interarrival::Interarrivals;
+use crate::link_price::LinkPrice;
+use crate::maxnet_price::MaxnetPrice;
 use crate::metrics::{self, FlowSeries, LinkSeries, Series, SimResult};
 use crate::pie::Pie;
 use crate::queue::EventQueue;
@@ -178,7 +180,7 @@ pub(crate) struct Link {
     /// was, which case A of `dropless bench` measures).
     pub aqm: Option<Box<AqmState>>,
     /// The explicit price the link computes and marks, if any.
-    pub price: Option<Box<RcpPrice>>,
+    pub price: Option<Box<LinkPrice>>,
     /// The channels of a multi-channel link (a DWDM trunk, [`crate::trunk`]);
     /// `None` for a single channel.
     pub channels: Option<Box<Channels>>,
@@ -761,7 +763,18 @@ impl Simulation {
                             "RCP needs a positive round trip, alpha and interval and a non-negative beta",
                         ));
                     }
-                    link.price = Some(Box::new(RcpPrice::new(rc, l.rate_bps)));
+                    link.price = Some(Box::new(LinkPrice::Rcp(RcpPrice::new(rc, l.rate_bps))));
+                    link.slow_in = true;
+                }
+                crate::config::PriceKind::Maxnet(mc) => {
+                    if let Err(e) = mc.validate() {
+                        // "rtt: ..." names the key price_rtt, and so on.
+                        let key = e.split(':').next().unwrap_or("rtt");
+                        return Err(err(f(&format!("price_{key}")), e));
+                    }
+                    link.price = Some(Box::new(LinkPrice::Maxnet(MaxnetPrice::new(
+                        mc, l.rate_bps,
+                    ))));
                     link.slow_in = true;
                 }
             }
