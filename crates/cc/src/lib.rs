@@ -47,6 +47,7 @@ pub mod paced;
 pub mod pda;
 pub mod pda_shuffle;
 pub mod price_map;
+pub mod price_source;
 pub mod rcp;
 pub mod registry;
 pub mod scalable;

@@ -21,8 +21,8 @@
 //! `W = 1e14`, the mapping's costs 1e3 to 1e11 stand for 100 Gb/s down to
 //! 1 kb/s, the rates RCP's price covers ([`crate::price_map::RCP_MIN_BPS`]).
 //!
-//! The rest is the RCP controller's ([`crate::rcp`]): the source paces at
-//! its demand, its window grows as in slow start (one packet per packet
+//! The rest is a price-driven source's ([`crate::price_source`], shared
+//! with [`crate::rcp`]): the source paces at its demand, its window grows as in slow start (one packet per packet
 //! acknowledged, from 10) up to `window_gain` times the demand's
 //! bandwidth-delay product, which bounds what a wrong early estimate can
 //! put in flight (the decoder's estimate starts at price 0, the highest
@@ -30,13 +30,11 @@
 //! rate stays the demand's) and a timeout restarts it from 10 packets.
 
 use crate::price_map::{maxnet_cost_of_price, maxnet_q, RCP_MAX_BPS, RCP_MIN_BPS};
+use crate::price_source::PriceSource;
 use crate::{AckSample, CongestionEvent, Control, Controller, Time};
 
 /// The demand function's weight `W`, (bits/s) x (cost unit): `D(p) = W / p`.
 pub const MAXNET_WEIGHT: f64 = 1e14;
-
-/// Initial window, packets.
-const INITIAL_WINDOW: f64 = 10.0;
 
 /// MaxNet's demand function, bits/s: `W / p`, within 1 kb/s to 100 Gb/s
 /// (a cost at or below `W / 100 Gb/s`, including every negative cost, asks
@@ -57,13 +55,8 @@ pub fn cost_for_rate(rate_bps: f64) -> f64 {
 /// The MaxNet source.
 #[derive(Clone, Debug)]
 pub struct Maxnet {
-    wire: f64,
-    window_gain: f64,
+    src: PriceSource,
     q: f64,
-    cwnd: f64,
-    /// The demand at the decoded cost, bits/s, once a price has arrived.
-    rate_bps: Option<f64>,
-    srtt_s: f64,
 }
 
 impl Maxnet {
@@ -71,21 +64,8 @@ impl Maxnet {
     /// most `window_gain` bandwidth-delay products of its demand.
     pub fn new(wire_size: u32, window_gain: f64) -> Maxnet {
         Maxnet {
-            wire: f64::from(wire_size.max(1)),
-            window_gain,
+            src: PriceSource::new(wire_size, window_gain),
             q: maxnet_q(),
-            cwnd: INITIAL_WINDOW,
-            rate_bps: None,
-            srtt_s: 0.0,
-        }
-    }
-
-    fn cap(&self) -> f64 {
-        match self.rate_bps {
-            Some(r) if self.srtt_s > 0.0 => {
-                (self.window_gain * r / 8.0 * self.srtt_s / self.wire).max(4.0)
-            }
-            _ => f64::INFINITY,
         }
     }
 }
@@ -96,35 +76,26 @@ impl Controller for Maxnet {
     }
 
     fn control(&self) -> Control {
-        Control {
-            cwnd: Some(self.cwnd),
-            pacing_rate: self.rate_bps.map(|r| r / 8.0),
-            max_burst: None,
-        }
+        self.src.control()
     }
 
     fn on_ack(&mut self, _now: Time, ack: &AckSample) {
-        if ack.srtt > 0 {
-            self.srtt_s = crate::secs(ack.srtt);
-        }
-        if let Some(p) = ack.price() {
-            // The path's largest cost, decoded (thesis L7178-7192), and the
-            // source's rate its demand there.
-            self.rate_bps = Some(demand(maxnet_cost_of_price(p, self.q)));
-        }
-        self.cwnd = (self.cwnd + f64::from(ack.newly_acked)).min(self.cap());
+        // The path's largest cost, decoded (thesis L7178-7192), and the
+        // source's rate its demand there.
+        let q = self.q;
+        self.src.on_ack(ack, |p| demand(maxnet_cost_of_price(p, q)));
     }
 
     fn on_congestion_event(&mut self, _now: Time, _ev: &CongestionEvent) {
-        self.cwnd = (self.cwnd / 2.0).max(2.0);
+        self.src.on_congestion_event();
     }
 
     fn on_rto(&mut self, _now: Time) {
-        self.cwnd = INITIAL_WINDOW;
+        self.src.on_rto();
     }
 
     fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {
-        out.push(("rate_bps", self.rate_bps.unwrap_or(f64::NAN)));
+        out.push(("rate_bps", self.src.rate_bps().unwrap_or(f64::NAN)));
     }
 
     fn wants_price(&self) -> bool {

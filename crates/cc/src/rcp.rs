@@ -7,32 +7,18 @@
 //! `ln(r_max / R) / ln(r_max / r_min)` ([`crate::price_map::rcp_price`]),
 //! whose path maximum ADPM conveys in one ECN bit per packet; the receiver
 //! decodes it and the ACKs bring it back ([`AckSample::price`]). The
-//! controller paces at the decoded rate ([`crate::price_map::rcp_rate`]).
-//!
-//! The decoder's estimate starts at 0 (the highest rate) and rises as
-//! marked probes arrive, so the first packets' prices are too low: the
-//! window therefore grows as in slow start (one packet per packet
-//! acknowledged, from 10) and never exceeds `window_gain` times the decoded
-//! rate's bandwidth-delay product, which bounds what a wrong early estimate
-//! can put in flight. RCP itself does not react to loss; on a loss the
-//! window halves (the rate stays the network's) and a timeout restarts it
-//! from the initial window.
+//! controller paces at the decoded rate ([`crate::price_map::rcp_rate`]),
+//! with the window of a price-driven source ([`crate::price_source`]): RCP
+//! itself does not react to loss.
 
 use crate::price_map::{rcp_rate, RCP_MAX_BPS, RCP_MIN_BPS};
+use crate::price_source::PriceSource;
 use crate::{AckSample, CongestionEvent, Control, Controller, Time};
-
-/// Initial window, packets.
-const INITIAL_WINDOW: f64 = 10.0;
 
 /// The RCP-style controller.
 #[derive(Clone, Debug)]
 pub struct Rcp {
-    wire: f64,
-    window_gain: f64,
-    cwnd: f64,
-    /// The decoded rate, bits/s, once a price has arrived.
-    rate_bps: Option<f64>,
-    srtt_s: f64,
+    src: PriceSource,
 }
 
 impl Rcp {
@@ -40,20 +26,7 @@ impl Rcp {
     /// at most `window_gain` bandwidth-delay products of the decoded rate.
     pub fn new(wire_size: u32, window_gain: f64) -> Rcp {
         Rcp {
-            wire: f64::from(wire_size.max(1)),
-            window_gain,
-            cwnd: INITIAL_WINDOW,
-            rate_bps: None,
-            srtt_s: 0.0,
-        }
-    }
-
-    fn cap(&self) -> f64 {
-        match self.rate_bps {
-            Some(r) if self.srtt_s > 0.0 => {
-                (self.window_gain * r / 8.0 * self.srtt_s / self.wire).max(4.0)
-            }
-            _ => f64::INFINITY,
+            src: PriceSource::new(wire_size, window_gain),
         }
     }
 }
@@ -64,33 +37,24 @@ impl Controller for Rcp {
     }
 
     fn control(&self) -> Control {
-        Control {
-            cwnd: Some(self.cwnd),
-            pacing_rate: self.rate_bps.map(|r| r / 8.0),
-            max_burst: None,
-        }
+        self.src.control()
     }
 
     fn on_ack(&mut self, _now: Time, ack: &AckSample) {
-        if ack.srtt > 0 {
-            self.srtt_s = crate::secs(ack.srtt);
-        }
-        if let Some(p) = ack.price() {
-            self.rate_bps = Some(rcp_rate(p, RCP_MIN_BPS, RCP_MAX_BPS));
-        }
-        self.cwnd = (self.cwnd + f64::from(ack.newly_acked)).min(self.cap());
+        self.src
+            .on_ack(ack, |p| rcp_rate(p, RCP_MIN_BPS, RCP_MAX_BPS));
     }
 
     fn on_congestion_event(&mut self, _now: Time, _ev: &CongestionEvent) {
-        self.cwnd = (self.cwnd / 2.0).max(2.0);
+        self.src.on_congestion_event();
     }
 
     fn on_rto(&mut self, _now: Time) {
-        self.cwnd = INITIAL_WINDOW;
+        self.src.on_rto();
     }
 
     fn trace_vars(&self, out: &mut Vec<(&'static str, f64)>) {
-        out.push(("rate_bps", self.rate_bps.unwrap_or(f64::NAN)));
+        out.push(("rate_bps", self.src.rate_bps().unwrap_or(f64::NAN)));
     }
 
     fn wants_price(&self) -> bool {
