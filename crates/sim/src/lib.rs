@@ -17,6 +17,7 @@ pub mod maxnet_price;
 pub mod metrics;
 pub mod path_report;
 pub mod pie;
+pub mod price_interval;
 mod queue;
 pub mod rcp_price;
 pub mod red;

@@ -34,6 +34,7 @@
 //! the intervals without arrivals (y = 0 there), as RCP's does
 //! ([`crate::rcp_price`]).
 
+use crate::price_interval::PriceInterval;
 use crate::rcp_price::RcpTotals;
 use dropless_cc::maxnet::{demand, MAXNET_WEIGHT};
 use dropless_cc::price_map::{maxnet_price, maxnet_q, MAXNET_MAX_COST};
@@ -97,10 +98,6 @@ impl MaxnetConfig {
     }
 }
 
-/// Most intervals one arrival catches up; after a longer idle period the
-/// cost is at its floor anyway (no arrivals: it only falls).
-const MAX_CATCH_UP: u32 = 100_000;
-
 /// One link's MaxNet state.
 #[derive(Clone, Debug)]
 pub struct MaxnetPrice {
@@ -110,8 +107,7 @@ pub struct MaxnetPrice {
     cost: f64,
     floor: f64,
     price: f64,
-    next: Time,
-    bits: f64,
+    clock: PriceInterval,
     totals: RcpTotals,
 }
 
@@ -128,8 +124,7 @@ impl MaxnetPrice {
             cost: floor,
             floor,
             price: maxnet_price(floor, q),
-            next: cfg.interval,
-            bits: 0.0,
+            clock: PriceInterval::new(cfg.interval),
             totals: RcpTotals::default(),
         }
     }
@@ -158,24 +153,16 @@ impl MaxnetPrice {
     /// the price to mark it against.
     #[inline]
     pub fn on_arrival(&mut self, now: Time, wire: u32, queue_bytes: u64) -> f64 {
-        let mut n = 0;
-        while now >= self.next {
+        for _ in 0..self.clock.ended(now) {
             self.update(queue_bytes);
-            self.next += self.cfg.interval;
-            n += 1;
-            if n == MAX_CATCH_UP {
-                self.next = now + self.cfg.interval;
-                break;
-            }
         }
-        self.bits += f64::from(wire) * 8.0;
+        self.clock.count(wire);
         self.price
     }
 
     fn update(&mut self, queue_bytes: u64) {
-        let t = dropless_cc::secs(self.cfg.interval);
-        let y = self.bits / t;
-        self.bits = 0.0;
+        let t = self.clock.secs();
+        let y = self.clock.take_rate();
         let c = self.c_bps;
         // Thesis eq. (5.6) with phi = alpha (T / d) p / C.
         let phi = self.cfg.alpha * (t / self.cfg.rtt_s) * self.cost / c;

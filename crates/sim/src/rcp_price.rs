@@ -20,6 +20,7 @@
 //! the intervals without arrivals (y = 0 there): no event of its own, and
 //! nothing on links without a price.
 
+use crate::price_interval::PriceInterval;
 use dropless_cc::price_map::{rcp_price, RCP_MAX_BPS, RCP_MIN_BPS};
 use dropless_cc::{Time, MILLISECOND};
 
@@ -64,10 +65,6 @@ impl Default for RcpConfig {
     }
 }
 
-/// Most intervals one arrival catches up; after a longer idle period R is
-/// at the capacity anyway (no arrivals, no queue: it only grows).
-const MAX_CATCH_UP: u32 = 100_000;
-
 /// One link's RCP state.
 #[derive(Clone, Debug)]
 pub struct RcpPrice {
@@ -75,8 +72,7 @@ pub struct RcpPrice {
     c_bps: f64,
     r_bps: f64,
     price: f64,
-    next: Time,
-    bits: f64,
+    clock: PriceInterval,
     /// The smallest queue an arrival saw this interval (`Min` only).
     q_min: u64,
     totals: RcpTotals,
@@ -104,8 +100,7 @@ impl RcpPrice {
             c_bps,
             r_bps: c_bps,
             price: rcp_price(c_bps, RCP_MIN_BPS, RCP_MAX_BPS),
-            next: cfg.interval,
-            bits: 0.0,
+            clock: PriceInterval::new(cfg.interval),
             q_min: u64::MAX,
             totals: RcpTotals::default(),
         }
@@ -130,17 +125,10 @@ impl RcpPrice {
     /// the price to mark it against.
     #[inline]
     pub fn on_arrival(&mut self, now: Time, wire: u32, queue_bytes: u64) -> f64 {
-        let mut n = 0;
-        while now >= self.next {
+        for _ in 0..self.clock.ended(now) {
             self.update(queue_bytes);
-            self.next += self.cfg.interval;
-            n += 1;
-            if n == MAX_CATCH_UP {
-                self.next = now + self.cfg.interval;
-                break;
-            }
         }
-        self.bits += f64::from(wire) * 8.0;
+        self.clock.count(wire);
         if self.cfg.queue == RcpQueue::Min {
             self.q_min = self.q_min.min(queue_bytes);
         }
@@ -154,9 +142,8 @@ impl RcpPrice {
             // without arrivals has only this one).
             RcpQueue::Min => std::mem::replace(&mut self.q_min, u64::MAX).min(queue_bytes),
         };
-        let t = dropless_cc::secs(self.cfg.interval);
-        let y = self.bits / t;
-        self.bits = 0.0;
+        let t = self.clock.secs();
+        let y = self.clock.take_rate();
         let d = self.cfg.rtt_s;
         let q = queue_bytes as f64 * 8.0;
         let c = self.c_bps;
