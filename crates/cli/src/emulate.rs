@@ -169,12 +169,21 @@ fn price_arg(a: &EmulateArgs) -> Result<PriceConfig, Failure> {
         v.as_deref()
             .map_or(Ok(dflt), |v| unit_arg(flag, v, units::parse_time))
     };
+    // `--price-rtt` and `--price-interval`, which both prices take.
+    let clock = |rtt_s: f64, interval: u64| -> Result<(f64, u64), Failure> {
+        let rtt = time("price-rtt", &a.price_rtt, (rtt_s * 1e9) as u64)?;
+        Ok((
+            rtt as f64 / 1e9,
+            time("price-interval", &a.price_interval, interval)?,
+        ))
+    };
     match price {
         "rcp" => {
             let d = RcpConfig::default();
+            let (rtt_s, interval) = clock(d.rtt_s, d.interval)?;
             Ok(PriceConfig::Rcp(RcpConfig {
-                rtt_s: time("price-rtt", &a.price_rtt, (d.rtt_s * 1e9) as u64)? as f64 / 1e9,
-                interval: time("price-interval", &a.price_interval, d.interval)?,
+                rtt_s,
+                interval,
                 alpha: a.price_alpha.unwrap_or(d.alpha),
                 beta: a.price_beta.unwrap_or(d.beta),
                 queue: match a.price_queue.as_deref() {
@@ -190,9 +199,10 @@ fn price_arg(a: &EmulateArgs) -> Result<PriceConfig, Failure> {
         }
         "maxnet" => {
             let d = MaxnetConfig::default();
+            let (rtt_s, interval) = clock(d.rtt_s, d.interval)?;
             Ok(PriceConfig::Maxnet(MaxnetConfig {
-                rtt_s: time("price-rtt", &a.price_rtt, (d.rtt_s * 1e9) as u64)? as f64 / 1e9,
-                interval: time("price-interval", &a.price_interval, d.interval)?,
+                rtt_s,
+                interval,
                 alpha: a.price_alpha.unwrap_or(d.alpha),
                 target: a.price_target.unwrap_or(d.target),
             }))
