@@ -19,9 +19,10 @@ of the PDA controller (crates/cc/src/pda.rs): it sends for --time with PDA and
 reports
   capacity          the narrow link's (the smallest capacity on the path):
                     the shortest-half mode of the capacities read from packet
-                    pairs (the first two packets of each burst) as the
-                    receiver times them, its median over the second half
-                    of the probe (PDA itself uses their median);
+                    pairs (the second and third packets of each burst)
+                    as the receiver times them, its median over the second
+                    half of the probe (PDA itself uses their median); the
+                    search below starts once 16 pairs are in;
   available         the tight link's mean available bandwidth (the smallest
                     on the path): after PDA's start-up, self-loading trains
                     (pathload's streams) at rates swept over [0, capacity],
