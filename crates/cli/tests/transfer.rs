@@ -288,9 +288,15 @@ fn send_and_recv_reject_bad_sources_sinks_and_units() {
         assert_eq!(c, Some(2));
         assert!(e.contains("--parallel") && e.contains("1 to 128"), "{e}");
     }
-    let (c, e) = run(&["send", "Cargo.toml", "127.0.0.1:9", "-P", "2"]);
+    for p in ["0", "129"] {
+        let (c, e) = run(&["send", "Cargo.toml", "127.0.0.1:9", "-P", p]);
+        assert_eq!(c, Some(2));
+        assert!(e.contains("-P/--parallel") && e.contains("1 to 128"), "{e}");
+        assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+    }
+    let (c, e) = run(&["send", "Cargo.toml", "127.0.0.1:9", "-P", "2", "--insecure"]);
     assert_eq!(c, Some(2));
-    assert!(e.contains("--parallel") && e.contains("--bytes"), "{e}");
+    assert!(e.contains("--parallel") && e.contains("--insecure"), "{e}");
     let (c, e) = run(&["send", "127.0.0.1:9", "--time", "1s", "--no-host-pacing"]);
     assert_eq!(c, Some(2));
     assert!(

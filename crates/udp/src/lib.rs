@@ -106,6 +106,7 @@ mod recv;
 pub mod secure;
 mod send;
 mod server;
+mod split;
 mod sys;
 pub mod tree;
 
