@@ -657,9 +657,7 @@ pub(crate) fn recv_session(
                         }
                     } else {
                         if hashed && len < secure::HASH_LEN {
-                            bail!(
-                                "the stream is {len} bytes, too short to end in its BLAKE3 hash"
-                            );
+                            bail!("the stream is {len} bytes, too short to end in its BLAKE3 hash");
                         }
                         c.bytes = if hashed { len - secure::HASH_LEN } else { len };
                         if let Some(mut part) = part.take() {

@@ -14,9 +14,9 @@ use dropless_transport::{DataPacket, Ecn, Sender, SenderConfig};
 use dropless_wire::{decode, encode_data, Decoded, DATA_HEADER_LEN};
 
 use crate::held::Gaps;
-use crate::split::Split;
 use crate::io::{ArrivalClock, Batch, Socket};
 use crate::secure::{self, Channel, Keys, SEAL_OVERHEAD};
+use crate::split::Split;
 use crate::tree;
 use crate::{
     check_mss, nanos, pattern, random_u32, sys, wire_overhead, Clock, CongestionRecord, Interval,
