@@ -1165,6 +1165,30 @@ fn key_pairs_and_allowed_peers_from_the_command_line() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `dropless send -P 4 FILE` into `dropless recv --out`: the file arrives
+/// byte for byte over four streams, reported per stream and in sum.
+#[test]
+fn send_a_file_over_four_streams() {
+    let dir = std::env::temp_dir().join(format!("dropless-cli-pfile-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (src, dst) = (dir.join("in.bin"), dir.join("out.bin"));
+    let data: Vec<u8> = (0..1_500_007u32)
+        .map(|i| (i * 2_654_435_761 >> 24) as u8)
+        .collect();
+    std::fs::write(&src, &data).unwrap();
+    let addr = format!("127.0.0.1:{}", free_port());
+    let mut rx = spawn_recv(&addr, &["--out", dst.to_str().unwrap(), "--timeout", "20"]);
+    let out = send_ok(&[src.to_str().unwrap(), &addr, "-P", "4"]);
+    assert!(rx.wait().unwrap().success());
+    assert!(std::fs::read(&dst).unwrap() == data, "differs");
+    assert!(
+        out.contains("[3] ") && out.contains("[SUM] 1500007 bytes"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// `dropless send DIR PEER` into `dropless recv --out DIR2`: the tree
 /// arrives with its names, bytes and modes; a directory is refused with
 /// --insecure, naming the directory.
