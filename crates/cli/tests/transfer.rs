@@ -1174,7 +1174,7 @@ fn send_a_file_over_four_streams() {
     std::fs::create_dir_all(&dir).unwrap();
     let (src, dst) = (dir.join("in.bin"), dir.join("out.bin"));
     let data: Vec<u8> = (0..1_500_007u32)
-        .map(|i| (i * 2_654_435_761 >> 24) as u8)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
         .collect();
     std::fs::write(&src, &data).unwrap();
     let addr = format!("127.0.0.1:{}", free_port());
