@@ -1337,34 +1337,6 @@ impl Pda {
 
     /// A congestion loss: the burst was above the MBS and the rate above
     /// the available bandwidth; `delivered` (bytes/s) is what got through.
-    /// What got through in the round a start-up congestion loss falls in.
-    ///
-    /// The last round's delivery rate was measured before the overflow: with
-    /// Pareto on/off cross traffic, start-up ended in an off period at
-    /// 980 Mb/s, and when the on period came the loss cut the pace to the
-    /// last round's 960 Mb/s (x0.98), with a 2-BDP window still in flight;
-    /// 92 % of the run's losses (7,283 of 7,930, 20-packet buffer, 10 s)
-    /// fell in the two round trips that followed
-    /// (experiments/pda/window-vs-burst.toml). The round so far, its bytes
-    /// over its length, is the flow's share of the arrivals now, and at a
-    /// drop-tail FIFO that share is what the flow can have (seed 000: the
-    /// MBS and the rate follow the "cross traffic rate"). A round under a
-    /// quarter of the base RTT old has too few ACKs to say (choice made
-    /// here, not in the seeds): the last round's rate stands. Never above
-    /// the last round's rate.
-    fn startup_loss_rate(&self, now: Time) -> f64 {
-        let dt = now.saturating_sub(self.round_start);
-        if self.base_rtt == 0 || dt < self.base_rtt / 4 || self.round_bytes <= 0.0 {
-            return self.delivered_rate;
-        }
-        let d = self.round_bytes / (dt as f64 * 1e-9);
-        if self.delivered_rate > 0.0 {
-            d.min(self.delivered_rate)
-        } else {
-            d
-        }
-    }
-
     fn congestion(&mut self, delivered: f64) {
         self.pulse = Pulse::default();
         self.pulse_from = 0.0;
@@ -1553,7 +1525,7 @@ impl Controller for Pda {
         }
     }
 
-    fn on_congestion_event(&mut self, now: Time, _ev: &CongestionEvent) {
+    fn on_congestion_event(&mut self, _now: Time, _ev: &CongestionEvent) {
         if self.search.is_some() {
             // Measuring: the search's trains decide the rate.
             return;
@@ -1575,8 +1547,7 @@ impl Controller for Pda {
             let bq = self.burst_queue();
             if bq > 0 && qmax > bq {
                 self.buf_q = Some(self.buf_q.unwrap_or(0).max(qmax));
-                let d = self.startup_loss_rate(now);
-                self.congestion(d);
+                self.congestion(self.delivered_rate);
                 self.burst = self.burst.min(self.mbs_cap());
                 return;
             }
