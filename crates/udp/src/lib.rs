@@ -58,8 +58,8 @@
 //! * **Security**: with a key ([`SendOptions::key`], [`RecvOptions::key`];
 //!   the CLI's default) a transfer opens with a Noise handshake and every
 //!   datagram after it, data and ACK, headers included, travels sealed
-//!   with AEGIS-128L, each nonce accepted once ([`secure`]); everything
-//!   else is dropped and counted ([`TransferReport::rejected`]). Without a
+//!   with AEGIS-128X4 (long) or AEGIS-128L (short), each nonce accepted
+//!   once ([`secure`]); everything else is dropped and counted ([`TransferReport::rejected`]). Without a
 //!   key there is no handshake and the datagrams above travel in clear.
 //!   Either way there is no rejection message: a receiver that refuses a
 //!   connection (wrong mss, wrong key) just stops answering, and the

@@ -23,7 +23,7 @@
 //! | offset | size | field | value |
 //! |---:|---:|---|---|
 //! | 0 | 2 | magic | `"DL"` (`0x44 0x4C`) |
-//! | 2 | 1 | version | [`VERSION`] (= 6; see [Versions](#versions)) |
+//! | 2 | 1 | version | [`VERSION`] (= 7; see [Versions](#versions)) |
 //! | 3 | 1 | type | [`TYPE_DATA`] (= 1) or [`TYPE_ACK`] (= 2) |
 //!
 //! ## Data (type 1), [`DATA_HEADER_LEN`] = 30 bytes + payload
@@ -58,7 +58,13 @@
 //!
 //! ## Versions
 //!
-//! * **6** (current): the data and ACK layouts of version 5, unchanged.
+//! * **7** (current): the data and ACK layouts of version 5, unchanged.
+//!   Bumped with `dropless-udp`'s sealed datagrams, whose plaintexts of 256
+//!   bytes or more (full data datagrams) are now sealed with AEGIS-128X4
+//!   under a key of their own, shorter ones (ACKs) still with AEGIS-128L
+//!   (same framing): a version-6 peer could not open the long ones (issue
+//!   34).
+//! * **6**: the data and ACK layouts of version 5, unchanged.
 //!   Bumped with `dropless-udp`'s sealed datagrams, whose AEAD is now
 //!   AEGIS-128L instead of AES-256-GCM (same framing: header, nonce,
 //!   ciphertext, 16-byte tag): a version-5 peer could not open them, and
@@ -130,7 +136,7 @@ pub use dropless_transport::{AckPacket, DataPacket, Ecn, MAX_SACK, NO_ECHO, NO_P
 pub const MAGIC: [u8; 2] = *b"DL";
 /// The format version this crate writes and accepts (see the
 /// [Versions](crate#versions) list).
-pub const VERSION: u8 = 6;
+pub const VERSION: u8 = 7;
 /// Type byte of a data packet.
 pub const TYPE_DATA: u8 = 1;
 /// Type byte of an acknowledgement.

@@ -67,7 +67,7 @@ fn data_round_trip() {
 #[test]
 fn data_layout_is_big_endian_as_documented() {
     let b = encoded_data(2);
-    assert_eq!(&b[0..4], b"DL\x06\x01");
+    assert_eq!(&b[0..4], b"DL\x07\x01");
     assert_eq!(&b[4..8], &[0xDE, 0xAD, 0xBE, 0xEF]);
     assert_eq!(&b[8..16], &[1, 2, 3, 4, 5, 6, 7, 8]);
     assert_eq!(&b[16..20], &[0, 0, 0, 2]);
@@ -82,7 +82,7 @@ fn ack_round_trip_every_sack_count() {
     for n in 0..=MAX_SACK as u8 {
         let b = encoded_ack(n);
         assert_eq!(b.len(), ack_len(n as usize));
-        assert_eq!(&b[0..4], b"DL\x06\x02");
+        assert_eq!(&b[0..4], b"DL\x07\x02");
         // the price is the last field, big-endian
         assert_eq!(&b[b.len() - 2..], &[0xA1, 0xB2]);
         assert_eq!(b[16], n);
@@ -174,8 +174,11 @@ fn bad_magic_version_and_type() {
     b[0] = b'X';
     assert_eq!(decode(&b).unwrap_err(), WireError::BadMagic([b'X', b'L']));
     let mut b = encoded_ack(1);
-    b[2] = 7;
-    assert_eq!(decode(&b).unwrap_err(), WireError::UnsupportedVersion(7));
+    b[2] = 8;
+    assert_eq!(decode(&b).unwrap_err(), WireError::UnsupportedVersion(8));
+    // version 6 (every sealed datagram AEGIS-128L) is refused
+    b[2] = 6;
+    assert_eq!(decode(&b).unwrap_err(), WireError::UnsupportedVersion(6));
     // version 5 (sealed with AES-256-GCM) is refused
     b[2] = 5;
     assert_eq!(decode(&b).unwrap_err(), WireError::UnsupportedVersion(5));
