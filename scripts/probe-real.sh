@@ -2,7 +2,11 @@
 # `dropless probe` on a real emulated path (issue 33): N probes for each kind
 # of cross traffic (none, Poisson, Pareto on/off at FRAC of the rate, from
 # `dropless emulate --cross`), every probe listed against the truth:
-# capacity RATE, available bandwidth RATE x (1 - FRAC). A probe whose search
+# capacity RATE, available bandwidth RATE x (1 - FRAC), and the available
+# bandwidth during each probe (RATE less the cross traffic the emulator
+# offered while it ran, from its counters: each probe gets a fresh path, the
+# emulator's seed the probe's number; heavy-tailed on/off traffic need not
+# keep its long-run mean over ten seconds). A probe whose search
 # closed no bracket is listed as "no estimate" with the range it bounds,
 # and counts as within 10 % only if both ends of the range are.
 #
@@ -83,13 +87,15 @@ for kind in "${kinds[@]}"; do
     if [ "$kind" != none ]; then
         args=(--cross "$kind:$(python3 -c "print(int($rate_bps * $FRAC))")bps")
     fi
-    if [ -n "$NARROW" ]; then
-        LOT_SECOND=(--rate "$NARROW" --delay "$DELAY" --buffer "$BUFFER")
-        lot_up --rate "$RATE" --delay "$DELAY" --buffer "$BUFFER" "${args[@]}"
-    else
-        path_up --rate "$RATE" --delay "$DELAY" --buffer "$BUFFER" "${args[@]}"
-    fi
     for i in $(seq "$N"); do
+        # A fresh path per probe: the emulator's counters at its stop give
+        # the cross traffic it offered during this probe.
+        if [ -n "$NARROW" ]; then
+            LOT_SECOND=(--rate "$NARROW" --delay "$DELAY" --buffer "$BUFFER")
+            lot_up --rate "$RATE" --delay "$DELAY" --buffer "$BUFFER" --seed "$i" "${args[@]}"
+        else
+            path_up --rate "$RATE" --delay "$DELAY" --buffer "$BUFFER" --seed "$i" "${args[@]}"
+        fi
         echo "$kind: probe $i of $N" >&2
         port=$((9100 + i))
         # shellcheck disable=SC2086 # DROPLESS_SEC: options, split on spaces
@@ -100,13 +106,14 @@ for kind in "${kinds[@]}"; do
         ip netns exec "$NS_S" "$BIN" probe "$DST:$port" --time "$TIME" $DROPLESS_SEC ${PROBE_ARGS:-} --json \
             >"$OUT/$kind-$i.json" 2>"$OUT/$kind-$i.err" || { echo "$kind probe $i failed:" >&2; cat "$OUT/$kind-$i.err" >&2; }
         wait "$rx" || true
+        if [ -n "$NARROW" ]; then lot_down; else path_down; fi
+        cp "$OUT/emu" "$OUT/$kind-$i.emu" 2>/dev/null || true
     done
-    if [ -n "$NARROW" ]; then lot_down; else path_down; fi
 done
 
 [ -n "${PROBE_KEEP:-}" ] && mkdir -p "$PROBE_KEEP" && cp "$OUT"/*.json "$PROBE_KEEP"/
 python3 - "$OUT" "$rate_bps" "$FRAC" "$N" "$RATE" "$DELAY" "$BUFFER" "$TIME" "$narrow_bps" "${kinds[@]}" <<'PY' | tee "${REPORT:-/dev/null}"
-import json, os, sys
+import json, os, re, sys
 out, link1, frac, n, rate, delay, buf, t, narrow = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), *sys.argv[5:9], float(sys.argv[9])
 kinds = sys.argv[10:]
 cap = narrow or link1
@@ -114,13 +121,26 @@ if narrow:
     print(f"path: two hops, {rate} (the cross traffic's, the tight link) then {narrow / 1e6:g} Mb/s (the narrow link), {delay} each way per link, {buf} drop-tail buffers; {n} probes of {t} per kind of cross traffic\n")
 else:
     print(f"path: {rate}, {delay} each way, {buf} drop-tail buffer; {n} probes of {t} per kind of cross traffic\n")
+print("Truth: the capacity; the available bandwidth is the tight link's rate less the cross traffic the emulator offered during that probe (its counters), the long-run mean's in brackets.\n")
 print("| cross traffic | probe | capacity Mb/s | error | available Mb/s | truth | error | within 10 % | trains (judged, host-limited) |")
 print("|---|---|---|---|---|---|---|---|---|")
+
+def offered_bps(path):
+    """The cross traffic the emulator offered during one probe, bits/s (None if not found)."""
+    try:
+        m = re.search(r"(\d+) bytes offered over ([0-9.]+) s", open(path).read())
+    except OSError:
+        return None
+    return int(m.group(1)) * 8 / float(m.group(2)) if m and float(m.group(2)) > 0 else None
+
 summary = []
 for kind in kinds:
-    truth = min(cap, link1 if kind == "none" else link1 * (1 - frac))
+    mean_truth = min(cap, link1 if kind == "none" else link1 * (1 - frac))
     ok_c = ok_a = done = 0
     for i in range(1, n + 1):
+        x = None if kind == "none" else offered_bps(os.path.join(out, f"{kind}-{i}.emu"))
+        truth = mean_truth if x is None else min(cap, link1 - x)
+        shown_truth = f"{truth / 1e6:.0f}" if x is None else f"{truth / 1e6:.0f} ({mean_truth / 1e6:.0f})"
         try:
             e = json.load(open(os.path.join(out, f"{kind}-{i}.json")))["end"]
         except (OSError, ValueError):
@@ -142,7 +162,7 @@ for kind in kinds:
         ok_a += within
         ok_c += abs(c / cap - 1) <= 0.05
         trains = f"{a.get('judged', '-')}, {a.get('host_limited', '-')}" if a["kind"] == "range" else a.get("estimates", a.get("trains", "-"))
-        print(f"| {kind} | {i} | {c / 1e6:.1f} | {100 * (c / cap - 1):+.1f} % | {shown} | {truth / 1e6:.0f} | {err} | {'yes' if within else '**no**'} | {trains} |")
+        print(f"| {kind} | {i} | {c / 1e6:.1f} | {100 * (c / cap - 1):+.1f} % | {shown} | {shown_truth} | {err} | {'yes' if within else '**no**'} | {trains} |")
     summary.append(f"- {kind}: available bandwidth within 10 % in {ok_a} of {n} probes, capacity within 5 % in {ok_c} of {n} ({done} ran)")
 print()
 print("\n".join(summary))

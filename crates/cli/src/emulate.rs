@@ -394,7 +394,15 @@ fn line(dir: &str, l: &Link) -> String {
             _ => String::new(),
         },
         if l.config().cross.is_some() {
-            format!("; cross traffic: {} packets queued, {} dropped at the full buffer", s.cross_in, s.cross_overflows)
+            let span = s.cross_last.saturating_sub(s.cross_first) as f64 / 1e9;
+            format!(
+                "; cross traffic: {} packets queued, {} dropped at the full buffer, {} bytes offered over {:.3} s (mean {})",
+                s.cross_in,
+                s.cross_overflows,
+                s.cross_bytes,
+                span,
+                if span > 0.0 { fmt_rate(s.cross_bytes as f64 * 8.0 / span) } else { "-".to_string() }
+            )
         } else {
             String::new()
         }

@@ -333,9 +333,10 @@ pub struct SendArgs {
     /// Sampling period of --trace, e.g. 1ms
     #[arg(long, value_name = "TIME", default_value = "10ms", requires = "trace")]
     pub trace_every: String,
-    /// Parallel streams (1 to 128), each its own connection and controller,
-    /// all carrying generated data (--bytes is per stream); reported per
-    /// stream and in total, as iperf3's -P
+    /// Parallel streams (1 to 128), each its own connection and controller;
+    /// generated data goes whole over each (--bytes is per stream), a FILE
+    /// or directory is split over them block by block (encrypted only);
+    /// reported per stream and in total, as iperf3's -P
     #[arg(short = 'P', long, value_name = "N", default_value_t = 1)]
     pub parallel: u32,
     /// With -P: each stream paces itself, instead of one pacer for the host
@@ -526,14 +527,14 @@ pub fn send(a: &SendArgs) -> Result<(), Failure> {
     let n = a.parallel as usize;
     if !(1..=dropless_udp::MAX_STREAMS).contains(&n) {
         return Err(Failure::Input(format!(
-            "--parallel: found {}, expected 1 to {} streams",
+            "-P/--parallel: found {}, expected 1 to {} streams",
             a.parallel,
             dropless_udp::MAX_STREAMS
         )));
     }
-    if n > 1 && a.file.is_some() {
+    if n > 1 && a.file.is_some() && a.security.insecure {
         return Err(Failure::Input(
-            "--parallel: a FILE goes over one stream; parallel streams send generated data (--bytes or --time)"
+            "--parallel: a FILE is split over parallel streams with encryption only (drop --insecure): the streams are one authenticated session"
                 .to_string(),
         ));
     }

@@ -288,9 +288,15 @@ fn send_and_recv_reject_bad_sources_sinks_and_units() {
         assert_eq!(c, Some(2));
         assert!(e.contains("--parallel") && e.contains("1 to 128"), "{e}");
     }
-    let (c, e) = run(&["send", "Cargo.toml", "127.0.0.1:9", "-P", "2"]);
+    for p in ["0", "129"] {
+        let (c, e) = run(&["send", "Cargo.toml", "127.0.0.1:9", "-P", p]);
+        assert_eq!(c, Some(2));
+        assert!(e.contains("-P/--parallel") && e.contains("1 to 128"), "{e}");
+        assert_eq!(e.trim_end().lines().count(), 1, "{e}");
+    }
+    let (c, e) = run(&["send", "Cargo.toml", "127.0.0.1:9", "-P", "2", "--insecure"]);
     assert_eq!(c, Some(2));
-    assert!(e.contains("--parallel") && e.contains("--bytes"), "{e}");
+    assert!(e.contains("--parallel") && e.contains("--insecure"), "{e}");
     let (c, e) = run(&["send", "127.0.0.1:9", "--time", "1s", "--no-host-pacing"]);
     assert_eq!(c, Some(2));
     assert!(
@@ -1157,6 +1163,30 @@ fn key_pairs_and_allowed_peers_from_the_command_line() {
     // `pubkey` of a file that is not a private key.
     bad(&["pubkey", &psk], &["pre-shared key"]);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `dropless send -P 4 FILE` into `dropless recv --out`: the file arrives
+/// byte for byte over four streams, reported per stream and in sum.
+#[test]
+fn send_a_file_over_four_streams() {
+    let dir = std::env::temp_dir().join(format!("dropless-cli-pfile-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (src, dst) = (dir.join("in.bin"), dir.join("out.bin"));
+    let data: Vec<u8> = (0..1_500_007u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+        .collect();
+    std::fs::write(&src, &data).unwrap();
+    let addr = format!("127.0.0.1:{}", free_port());
+    let mut rx = spawn_recv(&addr, &["--out", dst.to_str().unwrap(), "--timeout", "20"]);
+    let out = send_ok(&[src.to_str().unwrap(), &addr, "-P", "4"]);
+    assert!(rx.wait().unwrap().success());
+    assert!(std::fs::read(&dst).unwrap() == data, "differs");
+    assert!(
+        out.contains("[3] ") && out.contains("[SUM] 1500007 bytes"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// `dropless send DIR PEER` into `dropless recv --out DIR2`: the tree

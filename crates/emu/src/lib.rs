@@ -169,6 +169,15 @@ pub struct LinkStats {
     pub cross_in: u64,
     /// Cross-traffic packets dropped at the full buffer.
     pub cross_overflows: u64,
+    /// Cross-traffic bytes offered (queued or dropped), and the arrival
+    /// times of the first and the last cross packet: the cross traffic's
+    /// mean rate over the run, which for heavy-tailed on/off traffic a run
+    /// of seconds need not share with the configured mean.
+    pub cross_bytes: u64,
+    /// Arrival time of the first cross packet.
+    pub cross_first: Time,
+    /// Arrival time of the last cross packet.
+    pub cross_last: Time,
     /// Packets dropped by the queue discipline.
     pub aqm_drops: u64,
     /// Packets price-marked (ECN 01 -> 10).
@@ -388,6 +397,11 @@ impl Link {
             let t = src.take();
             self.advance(t);
             let len = src.packet_bytes();
+            if self.stats.cross_bytes == 0 {
+                self.stats.cross_first = t;
+            }
+            self.stats.cross_bytes += u64::from(len);
+            self.stats.cross_last = t;
             if self.queued_bytes + len as u64 > self.cfg.buffer_bytes {
                 self.stats.cross_overflows += 1;
                 continue;
@@ -748,6 +762,12 @@ mod tests {
             if !overflows {
                 assert!((cross_rate - 4e6).abs() < 0.1e6, "{cross_rate}");
             }
+            // Offered: queued and dropped, over the span of their arrivals.
+            assert_eq!(st.cross_bytes, (st.cross_in + st.cross_overflows) * 1000);
+            let span = (st.cross_last - st.cross_first) as f64 / 1e9;
+            assert!((span - 20.0).abs() < 0.01, "{span}");
+            let offered = st.cross_bytes as f64 * 8.0 / span;
+            assert!((offered - 4e6).abs() < 0.01e6, "{offered}");
         }
     }
 

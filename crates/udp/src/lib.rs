@@ -33,7 +33,10 @@
 //!   serves them all: while its first connection runs, the first packet
 //!   (sequence number 0) of another connection id from the same address
 //!   opens another stream, up to [`MAX_STREAMS`]; the transfer ends when
-//!   every stream is complete.
+//!   every stream is complete. An encrypted file's (or directory's) stream
+//!   is instead split over the N connections block by block, the
+//!   connection ids naming the split (the `split` module); the receiver
+//!   writes every stream into the one part file and checks the hash once.
 //! * **Ending**: the sender is done when everything is acknowledged. The
 //!   receiver renames its temporary file into place as soon as all data has
 //!   arrived, then *lingers* ([`RecvOptions::linger`]) re-acknowledging any
@@ -106,6 +109,7 @@ mod recv;
 pub mod secure;
 mod send;
 mod server;
+mod split;
 mod sys;
 pub mod tree;
 

@@ -18,6 +18,7 @@ use crate::files::{self, Dir, Kind};
 use crate::held::{Gaps, Held, MAX_HELD_RANGES};
 use crate::io::{ArrivalClock, Received, Socket};
 use crate::secure::{self, Channel, SEAL_OVERHEAD};
+use crate::split::Split;
 use crate::tree;
 use crate::{check_mss, nanos, pattern, random_u32, sys, Clock, RecvOptions, Sink, TransferReport};
 
@@ -268,8 +269,21 @@ pub(crate) fn recv_session(
             start_timeout
         } else {
             let mut deadline = Time::MAX;
-            let complete = conns.iter().all(|c| c.complete_at.is_some());
+            // (A file is complete once saved: its streams may not all
+            // have opened when the first ones end.)
+            let complete = conns.iter().all(|c| c.complete_at.is_some()) && part.is_none();
             let last_heard = conns.iter().map(|c| c.last_heard).max().unwrap_or(0);
+            if !complete && conns.iter().all(|c| c.complete_at.is_some()) {
+                if now.saturating_sub(last_heard) > idle {
+                    bail!(
+                        "the sender at {} has been silent for {:.1} s ({} of its file's streams arrived, all complete)",
+                        conns[0].peer,
+                        nanos(now.saturating_sub(last_heard)).as_secs_f64(),
+                        conns.len()
+                    );
+                }
+                deadline = deadline.min(last_heard + idle + 1);
+            }
             for c in conns.iter_mut() {
                 if c.rx.poll_timeout().is_some_and(|t| t <= now) {
                     c.rx.handle_timeout(now);
@@ -335,6 +349,7 @@ pub(crate) fn recv_session(
             }
             if opts.require_first_packet
                 && !conns.is_empty()
+                && part.is_none()
                 && conns.iter().all(|c| c.complete_at.is_some())
             {
                 // Lingering: the first packet of another transfer ends
@@ -531,8 +546,30 @@ pub(crate) fn recv_session(
                 let k = match conns.iter().position(|c| c.peer == src && c.id == p.conn) {
                     Some(k) => k,
                     None => {
+                        // An encrypted file's stream may be split over
+                        // several connections of the session, named by
+                        // their ids (the `split` module): the first
+                        // connection's id sets the split, and only the
+                        // rest of that split may join, from its address.
+                        let split = if part.is_some()
+                            && ack_buf.chan.as_ref().is_some_and(|c| c.terms().hashed)
+                        {
+                            match Split::from_conn(p.conn) {
+                                Some(s) => Some(s),
+                                None => {
+                                    rejected += 1;
+                                    continue;
+                                }
+                            }
+                        } else {
+                            None
+                        };
                         let opens = if conns.is_empty() {
                             !opts.require_first_packet || p.seq == 0
+                        } else if let (Some(s), Some(first)) = (split, conns[0].split) {
+                            src == conns[0].peer
+                                && s.same_transfer(&first)
+                                && (conns.len() as u64) < first.n
                         } else {
                             // Another stream of the same sender: from its
                             // address, by its first packet, while the
@@ -562,6 +599,7 @@ pub(crate) fn recv_session(
                             first_at: now,
                             last_heard: now,
                             complete_at: None,
+                            split,
                         });
                         conns.len() - 1
                     }
@@ -581,7 +619,13 @@ pub(crate) fn recv_session(
                 let arrival = c.rx.handle_data(now, &p);
                 if arrival.is_new && !payload.is_empty() {
                     if let Some(part) = &mut part {
-                        part.write(p.seq * mss, payload)?;
+                        let off = match c.split {
+                            Some(s) => s.stream_offset(p.seq, mss).with_context(|| {
+                                format!("packet {} lies beyond any possible file length", p.seq)
+                            })?,
+                            None => p.seq * mss,
+                        };
+                        part.write(off, payload)?;
                     } else if check {
                         if let Some(o) = pattern::first_mismatch(p.seq * mss, payload, &mut scratch)
                         {
@@ -600,25 +644,39 @@ pub(crate) fn recv_session(
                     // A hashed stream's last bytes are the BLAKE3 hash of
                     // the file, not part of it.
                     let hashed = ack_buf.chan.as_ref().is_some_and(|ch| ch.terms().hashed);
-                    if hashed && len < secure::HASH_LEN {
-                        bail!("the stream is {len} bytes, too short to end in its BLAKE3 hash");
-                    }
-                    c.bytes = if hashed { len - secure::HASH_LEN } else { len };
-                    if let Some(mut part) = part.take() {
-                        // (A resumed file's stream leaves out what the
-                        // part held: where the stream ends in the file.)
-                        let len = part.gaps.file_offset(c.bytes);
-                        if hashed {
-                            if let Err(e) = part.verify_blake3(len) {
-                                // Not the file: nothing of it is worth
-                                // resuming either.
-                                part.abandon();
-                                return Err(e);
+                    if let Some(s) = c.split {
+                        c.bytes = len;
+                        // The file is whole once every stream of the split
+                        // is: the stream's length is the sum of theirs.
+                        let done = conns.len() as u64 == s.n
+                            && conns.iter().all(|c| c.complete_at.is_some());
+                        if done {
+                            if let Some(part) = part.take() {
+                                finish_split(part, &mut conns, mss, opts.sync)?;
                             }
                         }
-                        part.finish(len, opts.sync)?;
+                    } else {
+                        if hashed && len < secure::HASH_LEN {
+                            bail!("the stream is {len} bytes, too short to end in its BLAKE3 hash");
+                        }
+                        c.bytes = if hashed { len - secure::HASH_LEN } else { len };
+                        if let Some(mut part) = part.take() {
+                            // (A resumed file's stream leaves out what the
+                            // part held: where the stream ends in the file.)
+                            let len = part.gaps.file_offset(c.bytes);
+                            if hashed {
+                                if let Err(e) = part.verify_blake3(len) {
+                                    // Not the file: nothing of it is worth
+                                    // resuming either.
+                                    part.abandon();
+                                    return Err(e);
+                                }
+                            }
+                            part.finish(len, opts.sync)?;
+                        }
                     }
                 }
+                let c = &mut conns[k];
                 c.flush_acks(
                     &socket,
                     now,
@@ -662,6 +720,49 @@ pub(crate) fn recv_session(
     report.peer = Some(conns[0].peer);
     report.set_goodput();
     Ok(report)
+}
+
+/// Saves a file whose stream was split over `conns` (every one complete,
+/// its `bytes` its stream's length): checks that their lengths make one
+/// stream, verifies the whole file's BLAKE3 hash once, and renames the
+/// part into place. Each connection's `bytes` become the file's bytes it
+/// carried.
+fn finish_split(
+    mut part: PartFile,
+    conns: &mut [Conn],
+    mss: u64,
+    sync: bool,
+) -> anyhow::Result<()> {
+    let total: u64 = conns.iter().map(|c| c.bytes).sum();
+    for c in conns.iter() {
+        let s = c.split.expect("a split's connections");
+        if s.carried(total, mss) != c.bytes {
+            part.abandon();
+            bail!(
+                "stream {} of {} carries {} bytes, which does not fit a stream of {total} \
+                 bytes split over {} streams",
+                s.k,
+                s.n,
+                c.bytes,
+                s.n
+            );
+        }
+    }
+    if total < secure::HASH_LEN {
+        part.abandon();
+        bail!("the stream is {total} bytes, too short to end in its BLAKE3 hash");
+    }
+    let stream_len = total - secure::HASH_LEN;
+    for c in conns.iter_mut() {
+        c.bytes = c.split.expect("checked").carried(stream_len, mss);
+    }
+    // (A resumed file's stream leaves out what the part held.)
+    let len = part.gaps.file_offset(stream_len);
+    if let Err(e) = part.verify_blake3(len) {
+        part.abandon();
+        return Err(e);
+    }
+    part.finish(len, sync)
 }
 
 /// Datagrams of the other mode that arrived before any data: plaintext
@@ -714,6 +815,9 @@ struct Conn {
     first_at: Time,
     last_heard: Time,
     complete_at: Option<Time>,
+    /// Which part of a file's split stream it carries (`None`: the whole
+    /// stream).
+    split: Option<Split>,
 }
 
 impl Conn {

@@ -16,6 +16,7 @@ use dropless_wire::{decode, encode_data, Decoded, DATA_HEADER_LEN};
 use crate::held::Gaps;
 use crate::io::{ArrivalClock, Batch, Socket};
 use crate::secure::{self, Channel, Keys, SEAL_OVERHEAD};
+use crate::split::Split;
 use crate::tree;
 use crate::{
     check_mss, nanos, pattern, random_u32, sys, wire_overhead, Clock, CongestionRecord, Interval,
@@ -159,7 +160,9 @@ impl Stream {
 /// controller and connection id (consecutive ids from
 /// [`SendOptions::conn_id`] or a random one), and each carries all of
 /// `source` ([`Source::Bytes`] bytes each, or generated data for
-/// [`Source::Time`]; a file goes over one stream only). With
+/// [`Source::Time`]); an encrypted file's (or directory's) stream is split
+/// over them block by block instead (the `split` module), a plaintext
+/// file goes over one stream only. With
 /// [`SendOptions::host_pacing`] and more than one stream, the streams share
 /// one pacer ([`HostPacer`]) instead of pacing each itself.
 ///
@@ -214,8 +217,8 @@ pub(crate) fn send_streams_with(
     }
     let (file, known_len, stop_after) = match source {
         Source::File(path) => {
-            if n > 1 {
-                bail!("a file goes over one stream: parallel streams send generated data (bytes or time)");
+            if n > 1 && opts.key.is_none() {
+                bail!("a file goes over parallel streams with encryption only (a key): the streams are one authenticated session");
             }
             let file = if tree {
                 packed_tree(path)?
@@ -286,16 +289,30 @@ pub(crate) fn send_streams_with(
     };
     let seal = if chan.is_some() { SEAL_OVERHEAD } else { 0 };
     if let (Some(p), Some(t)) = (&opts.progress, total) {
-        p.set_total(t * n as u64);
+        p.set_total(if trailer.is_some() { t } else { t * n as u64 });
     }
 
     let host_paced = opts.host_pacing && n > 1;
-    let base_conn = opts.conn_id.unwrap_or_else(random_u32);
+    let mss = opts.mss as u64;
+    // An encrypted file's stream (ending in its hash) is dealt out over
+    // the streams block by block; the connection ids name the split
+    // (the `split` module). Generated data: each stream carries it all.
+    let split = trailer.is_some();
+    let base_conn = match opts.conn_id.unwrap_or_else(random_u32) {
+        r if split => Split::new(r, n, 0).conn(),
+        r => r,
+    };
+    // (Stream k's id is `base_conn + k` either way.)
+    let split_of = |k: usize| Split::new(base_conn, n, k);
+    let stream_total = |k: usize| match total {
+        Some(t) if split => Some(split_of(k).carried(t, mss)),
+        t => t,
+    };
     let cfg = |k: usize| SenderConfig {
         conn: base_conn.wrapping_add(k as u32),
         mss: opts.mss,
         header: wire_overhead() + seal as u32,
-        total_bytes: total,
+        total_bytes: stream_total(k),
         initial_rto: opts.initial_rto.as_nanos() as u64,
         min_rto: opts.min_rto.as_nanos() as u64,
         max_window: opts.max_window.max(1),
@@ -321,7 +338,6 @@ pub(crate) fn send_streams_with(
     } else {
         Ecn::NotEct
     };
-    let mss = opts.mss as u64;
     let _slack = sys::TimerSlack::fine();
     let clock = Clock::start();
     let start = clock.now();
@@ -365,7 +381,11 @@ pub(crate) fn send_streams_with(
     let mut transmit =
         |p: &DataPacket, batch: &mut Batch, chan: &mut Option<Channel>| -> anyhow::Result<()> {
             let len = p.len as usize;
-            let off = p.seq * mss;
+            let off = if split {
+                (p.seq * n as u64 + u64::from(p.conn.wrapping_sub(base_conn))) * mss
+            } else {
+                p.seq * mss
+            };
             match &file {
                 Some((f, path)) => {
                     // The file's bytes, then (encrypted) its hash.
@@ -639,6 +659,8 @@ pub(crate) fn send_streams_with(
             };
             let st = s.sender.stats();
             report.bytes = match total {
+                // The file's bytes this stream carried.
+                Some(_) if split => split_of(k).carried(file_size, mss),
                 Some(_) if file.is_some() => file_size,
                 Some(t) => t,
                 None => st.bytes_acked,
