@@ -205,17 +205,7 @@ fn a_cut_transfer_over_four_streams_resumes_to_the_whole_file() {
     stop.store(true, Ordering::Relaxed);
     assert!(tx.is_err() && rx.is_err(), "the cut transfer failed");
     assert!(!dst.exists());
-    let record = fs::read_to_string(dir.path(".out.bin.dropless-resume")).unwrap();
-    let ranges: Vec<(u64, u64)> = record
-        .lines()
-        .find_map(|l| l.strip_prefix("held "))
-        .unwrap()
-        .split_whitespace()
-        .map(|r| {
-            let (a, b) = r.split_once('-').unwrap();
-            (a.parse().unwrap(), b.parse().unwrap())
-        })
-        .collect();
+    let ranges = held(&dir, "out.bin");
     let held: u64 = ranges.iter().map(|(a, b)| b - a).sum();
     assert!(held > 0 && held < size, "held {held} of {size}");
     // Ranges from streams other than the first: something held beyond

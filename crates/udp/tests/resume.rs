@@ -35,21 +35,6 @@ fn opts(k: u8) -> (SendOptions, RecvOptions) {
     )
 }
 
-/// The resume record's `held` ranges (`A-B C-D ...`).
-fn held(dir: &TempDir, name: &str) -> Vec<(u64, u64)> {
-    let text = std::fs::read_to_string(dir.path(&format!(".{name}.dropless-resume"))).unwrap();
-    assert!(text.starts_with("dropless resume 2\n"), "{text}");
-    text.lines()
-        .find_map(|l| l.strip_prefix("held "))
-        .unwrap()
-        .split_whitespace()
-        .map(|r| {
-            let (a, b) = r.split_once('-').unwrap();
-            (a.parse().unwrap(), b.parse().unwrap())
-        })
-        .collect()
-}
-
 fn total(ranges: &[(u64, u64)]) -> u64 {
     ranges.iter().map(|(a, b)| b - a).sum()
 }
