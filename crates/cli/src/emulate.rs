@@ -1,7 +1,10 @@
 //! `dropless emulate`: a bottleneck link in user space between two TUN
 //! devices (`dropless_emu`), for real transfers over a long fat path.
 
-use dropless_emu::{CrossConfig, CrossKind, Link, LinkConfig, PriceConfig, QueueConfig};
+use dropless_emu::probe_type::{MAPS, MAX_FLOWS, WINDOW};
+use dropless_emu::{
+    CrossConfig, CrossKind, IpIdOrder, Link, LinkConfig, PriceConfig, ProbeSource, QueueConfig,
+};
 use dropless_scenario::units::{self, fmt_rate};
 use dropless_sim::codel::CodelConfig;
 use dropless_sim::maxnet_price::MaxnetConfig;
@@ -135,6 +138,146 @@ pub struct EmulateArgs {
     /// (0, 1] (default 1)
     #[arg(long)]
     pub price_target: Option<f64>,
+    /// Where the price takes ADPM's probe type from: packet-number (the
+    /// dropless data header's packet number, what `dropless recv` decodes
+    /// with; the default) or ip-id (the IPv4 header's IP ID, as the thesis
+    /// does, marking any IPv4 packet with ECN 01; also records the probe
+    /// types per flow and prints a line per flow at the end)
+    #[arg(long, value_name = "SOURCE")]
+    pub probe_type: Option<String>,
+    /// How --probe-type ip-id reads the IP ID's two bytes: network (as on
+    /// the wire, big-endian; the default) or host (little-endian, swapped)
+    #[arg(long, value_name = "ORDER")]
+    pub ip_id_order: Option<String>,
+    /// With --probe-type ip-id: write the recorded probe-type histograms
+    /// (per direction, flow and byte order; 1024 bins) to this CSV file at
+    /// the end
+    #[arg(long, value_name = "FILE")]
+    pub probe_histogram: Option<std::path::PathBuf>,
+}
+
+/// `--probe-type`, `--ip-id-order` and `--probe-histogram`: each needs a
+/// price, and the last two need `--probe-type ip-id`.
+fn probe_arg(a: &EmulateArgs) -> Result<ProbeSource, Failure> {
+    let given = [
+        ("probe-type", a.probe_type.is_some()),
+        ("ip-id-order", a.ip_id_order.is_some()),
+        ("probe-histogram", a.probe_histogram.is_some()),
+    ];
+    if a.price == "none" {
+        if let Some((flag, _)) = given.iter().find(|(_, g)| *g) {
+            return Err(Failure::Input(format!(
+                "--{flag}: needs --price rcp or maxnet"
+            )));
+        }
+    }
+    let ip_id = match a.probe_type.as_deref() {
+        None | Some("packet-number") => false,
+        Some("ip-id") => true,
+        Some(other) => {
+            return Err(Failure::Input(format!(
+                "--probe-type: found {other:?}, expected packet-number or ip-id"
+            )))
+        }
+    };
+    if !ip_id {
+        if let Some((flag, _)) = given[1..].iter().find(|(_, g)| *g) {
+            return Err(Failure::Input(format!(
+                "--{flag}: needs --probe-type ip-id"
+            )));
+        }
+        return Ok(ProbeSource::PacketNumber);
+    }
+    let order = match a.ip_id_order.as_deref() {
+        None | Some("network") => IpIdOrder::Network,
+        Some("host") => IpIdOrder::Host,
+        Some(other) => {
+            return Err(Failure::Input(format!(
+                "--ip-id-order: found {other:?}, expected network or host"
+            )))
+        }
+    };
+    if let Some(p) = &a.probe_histogram {
+        // Refused before any device is created; written at the end.
+        let dir = p.parent().filter(|d| !d.as_os_str().is_empty());
+        if p.file_name().is_none() || dir.is_some_and(|d| !d.is_dir()) {
+            return Err(Failure::Input(format!(
+                "--probe-histogram: {:?} is not a file in an existing directory",
+                p.display().to_string()
+            )));
+        }
+    }
+    Ok(ProbeSource::IpId(order))
+}
+
+/// The summary lines of the probe types a direction derived from IP IDs:
+/// per flow, for each byte order (and the thesis's variant map), ADPM's
+/// mean error over windows of 1024 packets (E14's criterion) and the
+/// histogram's chi-square per degree of freedom.
+fn probe_lines(dir: &str, l: &Link) -> Vec<String> {
+    let Some(r) = l.probe_record() else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = r
+        .flows
+        .iter()
+        .map(|f| {
+            let maps: Vec<String> = MAPS
+                .iter()
+                .zip(&f.maps)
+                .map(|(name, m)| {
+                    let e = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.3e}"));
+                    format!(
+                        "{name}: mean error {} (worst window {}), chi2/df {}",
+                        e(m.mean_error()),
+                        if m.windows > 0 { format!("{:.3e}", m.error_max) } else { "-".into() },
+                        m.chi2_per_df().map_or("-".to_string(), |c| format!("{c:.3}"))
+                    )
+                })
+                .collect();
+            format!(
+                "{dir} probe types from the IP ID, flow {}: {} packets, {} with IP ID 0, {} windows of {} packets; {}",
+                f.key,
+                f.packets,
+                f.zero_ids,
+                f.maps[0].windows,
+                WINDOW,
+                maps.join("; ")
+            )
+        })
+        .collect();
+    if r.untracked > 0 {
+        out.push(format!(
+            "{dir} probe types from the IP ID: {} packets of flows beyond the first {MAX_FLOWS} not recorded",
+            r.untracked
+        ));
+    }
+    out
+}
+
+/// Writes the probe-type histograms of both directions as CSV
+/// (`direction,flow,order,bin,count`), through a temporary file renamed
+/// into place, so that no partial file is left behind.
+fn write_histograms(path: &std::path::Path, links: &[(&str, &Link)]) -> Result<(), Failure> {
+    use std::fmt::Write as _;
+    let mut s = String::from("direction,flow,order,bin,count\n");
+    for (dir, l) in links {
+        for f in l.probe_record().map_or(&[][..], |r| &r.flows[..]) {
+            for (name, m) in MAPS.iter().zip(&f.maps) {
+                for (bin, n) in m.hist.iter().enumerate() {
+                    let _ = writeln!(s, "{dir},{},{name},{bin},{n}", f.key);
+                }
+            }
+        }
+    }
+    let tmp = path.with_extension("partial");
+    let fail =
+        |e: std::io::Error| Failure::Run(format!("--probe-histogram: {}: {e}", path.display()));
+    std::fs::write(&tmp, s).map_err(fail)?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        fail(e)
+    })
 }
 
 /// `--price` and its flags; a `--price-*` flag the chosen price does not
@@ -344,6 +487,7 @@ fn config(a: &EmulateArgs, seed: u64) -> Result<LinkConfig, Failure> {
         cross: None,
         queue: queue_arg(a)?,
         price: price_arg(a)?,
+        probe: probe_arg(a)?,
     };
     cfg.validate()
         .map_err(|e| Failure::Input(format!("--{e}")))?;
@@ -461,8 +605,21 @@ pub fn emulate(a: &EmulateArgs) -> Result<(), Failure> {
     );
     let (mut lab, mut lba) = (Link::new(ab), Link::new(ba));
     run(&mut ta, &mut tb, &mut lab, &mut lba, spin).map_err(run_err)?;
-    println!("{}", line(&format!("{} -> {}", a.tun_a, a.tun_b), &lab));
-    println!("{}", line(&format!("{} -> {}", a.tun_b, a.tun_a), &lba));
+    let (dab, dba) = (
+        format!("{} -> {}", a.tun_a, a.tun_b),
+        format!("{} -> {}", a.tun_b, a.tun_a),
+    );
+    println!("{}", line(&dab, &lab));
+    println!("{}", line(&dba, &lba));
+    for l in probe_lines(&dab, &lab)
+        .into_iter()
+        .chain(probe_lines(&dba, &lba))
+    {
+        println!("{l}");
+    }
+    if let Some(p) = &a.probe_histogram {
+        write_histograms(p, &[(&dab, &lab), (&dba, &lba)])?;
+    }
     Ok(())
 }
 

@@ -477,6 +477,55 @@ fn emulate_rejects_bad_values_naming_the_option() {
             "--price rcp",
         ),
         (
+            &["--probe-type", "ip-id"][..],
+            "--probe-type",
+            "--price rcp or maxnet",
+        ),
+        (
+            &["--ip-id-order", "host"][..],
+            "--ip-id-order",
+            "--price rcp or maxnet",
+        ),
+        (
+            &["--price", "rcp", "--probe-type", "ipid"][..],
+            "--probe-type",
+            "packet-number or ip-id",
+        ),
+        (
+            &["--price", "rcp", "--ip-id-order", "host"][..],
+            "--ip-id-order",
+            "--probe-type ip-id",
+        ),
+        (
+            &[
+                "--price",
+                "rcp",
+                "--probe-type",
+                "ip-id",
+                "--ip-id-order",
+                "little",
+            ][..],
+            "--ip-id-order",
+            "network or host",
+        ),
+        (
+            &["--price", "maxnet", "--probe-histogram", "h.csv"][..],
+            "--probe-histogram",
+            "--probe-type ip-id",
+        ),
+        (
+            &[
+                "--price",
+                "rcp",
+                "--probe-type",
+                "ip-id",
+                "--probe-histogram",
+                "no/such/dir/h.csv",
+            ][..],
+            "--probe-histogram",
+            "existing directory",
+        ),
+        (
             &["--price", "rcp", "--price-queue", "max"][..],
             "--price-queue",
             "instant or min",

@@ -33,6 +33,7 @@ fn main() {
         cross: None,
         queue: Default::default(),
         price: Default::default(),
+        probe: Default::default(),
     };
     if let Ok(q) = std::env::var("QUEUE") {
         use dropless_emu::QueueConfig as Q;

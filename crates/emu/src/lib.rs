@@ -32,6 +32,9 @@
 //! * **Prices** ([`price_mark`]): RCP's rate or MaxNet's cost computed at
 //!   the link and carried as ADPM's price; an ADPM-capable dropless data packet (ECN 01)
 //!   whose probe type is below it is marked 10 (header checksum updated).
+//!   The probe type comes from the packet number or, as the thesis has it,
+//!   from the IPv4 header's IP ID in either byte order ([`probe_type`],
+//!   which also records the probe types real IP IDs give, per flow).
 //! * **Reordering** with probability `reorder`: a packet leaves the queue
 //!   as usual but is delivered `reorder_delay` after its due time, so the
 //!   packets behind it overtake it (none is lost). Drawn from its own
@@ -54,6 +57,7 @@ use rand_pcg::Pcg64Mcg;
 pub mod aqm;
 pub mod cross;
 pub mod price_mark;
+pub mod probe_type;
 #[cfg(target_os = "linux")]
 pub mod tun;
 
@@ -61,6 +65,7 @@ pub use aqm::QueueConfig;
 pub use cross::{CrossConfig, CrossKind};
 use dropless_sim::red::Verdict as AqmVerdict;
 pub use price_mark::PriceConfig;
+pub use probe_type::{IpIdOrder, ProbeRecorder, ProbeSource};
 
 /// One direction of the emulated path.
 #[derive(Clone, Debug, PartialEq)]
@@ -89,6 +94,9 @@ pub struct LinkConfig {
     pub queue: QueueConfig,
     /// The price the link computes and marks (none by default).
     pub price: PriceConfig,
+    /// Where the price's probe types come from (the dropless packet number
+    /// by default; the IP ID needs a price).
+    pub probe: ProbeSource,
 }
 
 impl LinkConfig {
@@ -126,6 +134,9 @@ impl LinkConfig {
         }
         self.queue.validate()?;
         self.price.validate()?;
+        if self.probe != ProbeSource::PacketNumber && self.price == PriceConfig::None {
+            return Err("probe-type: ip-id needs a price (--price rcp or maxnet)".into());
+        }
         Ok(())
     }
 }
@@ -288,7 +299,7 @@ impl Link {
             cross_queued: VecDeque::new(),
             aqm: aqm::Aqm::new(&cfg.queue, cfg.rate_bps, cfg.seed ^ 0xA011_D15C).map(Box::new),
             mtu: 0,
-            price: price_mark::PriceMark::new(&cfg.price, cfg.rate_bps).map(Box::new),
+            price: price_mark::PriceMark::new(&cfg.price, cfg.rate_bps, cfg.probe).map(Box::new),
             slow: cfg.loss > 0.0
                 || cfg.queue != QueueConfig::DropTail
                 || cfg.price != PriceConfig::None,
@@ -312,6 +323,14 @@ impl Link {
     /// MaxNet demand at the link's cost), if it computes a price.
     pub fn price_rate_bps(&self) -> Option<f64> {
         self.price.as_deref().map(price_mark::PriceMark::rate_bps)
+    }
+
+    /// The probe types the price derived from IP IDs, per flow; `None`
+    /// unless the link takes probe types from the IP ID.
+    pub fn probe_record(&self) -> Option<&ProbeRecorder> {
+        self.price
+            .as_deref()
+            .and_then(price_mark::PriceMark::recorder)
     }
 
     /// Sums over the price's updates (the rate above, y and q); `None`
@@ -659,6 +678,7 @@ mod tests {
             cross: None,
             queue: QueueConfig::DropTail,
             price: PriceConfig::None,
+            probe: ProbeSource::PacketNumber,
         }
     }
 

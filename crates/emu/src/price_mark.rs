@@ -6,16 +6,20 @@
 //! packet crossing several such links carries the largest of their prices
 //! (a link never unmarks), MaxNet's path maximum.
 //!
-//! The probe type is the bit-reversed low 16 bits of the dropless packet
-//! number ([`dropless_cc::adpm::threshold`]), read from the plaintext data
-//! header inside the UDP payload: the number the receiver decodes with, as
-//! in the simulator. The thesis takes the probe type from the IP ID, which
-//! a router sees and a kernel receiver could read; a UDP socket's receiver
-//! cannot read the IP ID, and Linux sets it itself (0 or a per-socket
-//! counter), so a user-space sender cannot choose it. Sealed datagrams
-//! carry their packet number encrypted and are not price-marked (a sender
-//! driven by prices runs with `--insecure` for now).
+//! By default the probe type is the bit-reversed low 16 bits of the
+//! dropless packet number ([`dropless_cc::adpm::threshold`]), read from the
+//! plaintext data header inside the UDP payload: the number the receiver
+//! decodes with, as in the simulator. Sealed datagrams carry their packet
+//! number encrypted and are not price-marked (a sender driven by prices
+//! runs with `--insecure` for now). The thesis takes the probe type from
+//! the IP ID, which a router sees and a kernel receiver could read:
+//! [`ProbeSource::IpId`] does so, in either byte order
+//! ([`crate::probe_type`]), and records the probe types per flow. A UDP
+//! socket's receiver cannot read the IP ID, and Linux sets it itself, so
+//! `dropless recv` cannot decode those marks: that source measures whether
+//! real IP IDs would serve (E14 on real headers).
 
+use crate::probe_type::{ProbeRecorder, ProbeSource};
 use dropless_cc::adpm;
 use dropless_cc::Time;
 use dropless_sim::link_price::LinkPrice;
@@ -75,20 +79,36 @@ impl PriceConfig {
 /// One direction's price state.
 pub(crate) struct PriceMark {
     price: LinkPrice,
+    /// Where probe types come from.
+    source: ProbeSource,
+    /// The probe types derived from IP IDs, per flow (IP-ID probe types
+    /// only).
+    recorder: Option<ProbeRecorder>,
 }
 
 impl PriceMark {
-    /// The state for `cfg` on a link of `rate_bps`; `None` without a price.
-    pub fn new(cfg: &PriceConfig, rate_bps: f64) -> Option<PriceMark> {
-        match cfg {
-            PriceConfig::None => None,
-            PriceConfig::Rcp(c) => Some(PriceMark {
-                price: LinkPrice::Rcp(RcpPrice::new(*c, rate_bps)),
-            }),
-            PriceConfig::Maxnet(c) => Some(PriceMark {
-                price: LinkPrice::Maxnet(MaxnetPrice::new(*c, rate_bps)),
-            }),
-        }
+    /// The state for `cfg` on a link of `rate_bps`, taking probe types from
+    /// `source`; `None` without a price.
+    pub fn new(cfg: &PriceConfig, rate_bps: f64, source: ProbeSource) -> Option<PriceMark> {
+        let price = match cfg {
+            PriceConfig::None => return None,
+            PriceConfig::Rcp(c) => LinkPrice::Rcp(RcpPrice::new(*c, rate_bps)),
+            PriceConfig::Maxnet(c) => LinkPrice::Maxnet(MaxnetPrice::new(*c, rate_bps)),
+        };
+        Some(PriceMark {
+            price,
+            source,
+            recorder: match source {
+                ProbeSource::PacketNumber => None,
+                ProbeSource::IpId(_) => Some(ProbeRecorder::default()),
+            },
+        })
+    }
+
+    /// The probe types derived from IP IDs so far (`None` with packet-number
+    /// probe types).
+    pub fn recorder(&self) -> Option<&ProbeRecorder> {
+        self.recorder.as_ref()
     }
 
     /// The rate the link gives each flow, bits/s: RCP's R, or the MaxNet
@@ -103,13 +123,23 @@ impl PriceMark {
     }
 
     /// A packet arrives at `now` with `queued_bytes` in the queue: it counts
-    /// towards the link's input rate, and it is price-marked if it is a
-    /// dropless data packet sent ADPM-capable whose probe type is below the
-    /// price. Returns whether it was marked.
+    /// towards the link's input rate, and it is price-marked if it is
+    /// ADPM-capable (a dropless data packet sent with ECN 01, or with IP-ID
+    /// probe types any IPv4 packet with ECN 01) and its probe type is below
+    /// the price. Returns whether it was marked.
     pub fn on_arrival(&mut self, now: Time, queued_bytes: u64, p: &mut [u8]) -> bool {
         let price = self.price.on_arrival(now, p.len() as u32, queued_bytes);
-        match probe_number(p) {
-            Some(seq) if adpm::marks(price, adpm::threshold(seq as u16)) => {
+        let probe = match self.source {
+            ProbeSource::PacketNumber => probe_number(p).map(|seq| seq as u16),
+            ProbeSource::IpId(order) => {
+                if let Some(r) = self.recorder.as_mut() {
+                    r.record(p);
+                }
+                order.ip_id(p).filter(|_| p[1] & 0x03 == adpm::UNMARKED)
+            }
+        };
+        match probe {
+            Some(v) if adpm::marks(price, adpm::threshold(v)) => {
                 set_ecn(p, adpm::UNMARKED, adpm::MARKED)
             }
             _ => false,
@@ -219,7 +249,7 @@ mod tests {
     fn marks_probes_below_the_price_and_keeps_the_checksum_valid() {
         // A link at 1 Gb/s starts at R = C: price rcp_price(1e9).
         let cfg = PriceConfig::Rcp(RcpConfig::default());
-        let mut m = PriceMark::new(&cfg, 1e9).unwrap();
+        let mut m = PriceMark::new(&cfg, 1e9, ProbeSource::PacketNumber).unwrap();
         let price =
             dropless_cc::price_map::rcp_price(1e9, 1e3, dropless_cc::price_map::RCP_MAX_BPS);
         let mut marked = 0;
@@ -240,13 +270,58 @@ mod tests {
     }
 
     #[test]
+    fn ip_id_probe_types_mark_by_the_header_in_the_chosen_order() {
+        use crate::probe_type::IpIdOrder;
+        // A link at 1 Gb/s starts at R = C: price rcp_price(1e9), between
+        // 1/128 and 1/2.
+        let cfg = PriceConfig::Rcp(RcpConfig::default());
+        let price =
+            dropless_cc::price_map::rcp_price(1e9, 1e3, dropless_cc::price_map::RCP_MAX_BPS);
+        assert!(price > 1.0 / 128.0 && price < 0.5, "{price}");
+        // Wire bytes 00 01: F = 1/2 in network order (not marked), 128/65536
+        // in host order (marked); 01 00 the other way round; 00 03: 3/4 (not
+        // marked) and 192/65536 (marked); ff ff: 65535/65536 either way
+        // (not marked); 00 00: 0 either way (marked).
+        let cases = [
+            ([0x00, 0x01], false, true),
+            ([0x01, 0x00], true, false),
+            ([0x00, 0x03], false, true),
+            ([0xff, 0xff], false, false),
+            ([0x00, 0x00], true, true),
+        ];
+        for (id, net, host) in cases {
+            for (order, want) in [(IpIdOrder::Network, net), (IpIdOrder::Host, host)] {
+                let mut m = PriceMark::new(&cfg, 1e9, ProbeSource::IpId(order)).unwrap();
+                // any IPv4 packet with ECN 01 (here a non-dropless payload)
+                let mut p = dropless_data(1, 0);
+                p[28..32].copy_from_slice(b"XXXX");
+                p[4..6].copy_from_slice(&id);
+                let ck = checksum(&p[..20]);
+                p[10..12].copy_from_slice(&ck.to_be_bytes());
+                assert_eq!(m.on_arrival(0, 0, &mut p), want, "{id:?} {order:?}");
+                assert_eq!(u16::from_be_bytes([p[10], p[11]]), checksum(&p[..20]));
+                // recorded whether marked or not
+                assert_eq!(m.recorder().unwrap().flows[0].packets, 1);
+                // ECT(0) is recorded but never price-marked
+                let mut q = dropless_data(2, 0);
+                q[4..6].copy_from_slice(&id);
+                assert!(!m.on_arrival(0, 0, &mut q));
+                assert_eq!(m.recorder().unwrap().flows[0].packets, 2);
+            }
+        }
+        // packet-number probe types keep no record
+        let m = PriceMark::new(&cfg, 1e9, ProbeSource::PacketNumber).unwrap();
+        assert!(m.recorder().is_none());
+    }
+
+    #[test]
     fn two_maxnet_links_in_series_carry_the_larger_cost() {
         // Link 2 overloaded (its cost rises), link 1 not: a packet through
         // both is marked as link 2 alone would mark it, as MaxNet's path
         // maximum asks; the other order gives the same marks.
         let cfg = PriceConfig::Maxnet(MaxnetConfig::default());
-        let mut quiet = PriceMark::new(&cfg, 100e6).unwrap();
-        let mut busy = PriceMark::new(&cfg, 100e6).unwrap();
+        let mut quiet = PriceMark::new(&cfg, 100e6, ProbeSource::PacketNumber).unwrap();
+        let mut busy = PriceMark::new(&cfg, 100e6, ProbeSource::PacketNumber).unwrap();
         // 210 Mb/s into `busy` for 2 s (158-byte packets every 6 us).
         let mut t = 0;
         while t < 2 * dropless_cc::SECOND {
