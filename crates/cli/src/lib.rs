@@ -130,7 +130,7 @@ enum Command {
     },
     /// Emulate a bottleneck link (rate, delay, buffer, loss, ECN) between two TUN devices
     #[command(after_help = emulate::EMULATE_HELP)]
-    Emulate(emulate::EmulateArgs),
+    Emulate(Box<emulate::EmulateArgs>),
     /// Models: buffer sizing and trunk loss (thesis ch. 3), FAST and Vegas equilibria (ch. 4), packet-marking estimators (ch. 5)
     #[command(after_help = MODEL_HELP)]
     Model {
