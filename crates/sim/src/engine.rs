@@ -1277,23 +1277,19 @@ impl Simulation {
     /// flow's return path).
     #[inline(always)]
     fn enqueue_tail(&mut self, l: usize, p: &SimPacket, accepted: Option<Time>) {
-        let link = &mut self.links[l];
-        if p.cross {
-            if accepted.is_some() {
-                link.cross_bytes += p.wire as u64;
+        let Some(arrive) = accepted else {
+            if !p.cross {
+                self.flows[p.flow as usize].drops += 1;
             }
+            return;
+        };
+        if p.cross {
+            self.links[l].cross_bytes += p.wire as u64;
         } else {
             let flow = &mut self.flows[p.flow as usize];
-            if accepted.is_none() {
-                flow.drops += 1;
-            } else if p.hop as usize + 1 == flow.route_len as usize {
+            if p.hop as usize + 1 == flow.route_len as usize {
                 flow.last_hop_bytes += p.wire as u64;
-            }
-        }
-        if let Some(arrive) = accepted {
-            if !p.cross {
-                let flow = &mut self.flows[p.flow as usize];
-                if flow.lazy_rx && p.hop as usize + 1 == flow.route_len as usize {
+                if flow.lazy_rx {
                     // Last hop: straight onto the return path (see `lazy_rx`).
                     let t = flow.return_time(arrive + flow.ack_delay);
                     let was_empty = flow.ack_pipe.is_empty();
@@ -1305,12 +1301,12 @@ impl Simulation {
                     return;
                 }
             }
-            let link = &mut self.links[l];
-            let was_empty = link.pipe.is_empty();
-            link.pipe.push_back((arrive, *p));
-            if was_empty {
-                self.push(arrive, Kind::PipeArrive, l as u32);
-            }
+        }
+        let link = &mut self.links[l];
+        let was_empty = link.pipe.is_empty();
+        link.pipe.push_back((arrive, *p));
+        if was_empty {
+            self.push(arrive, Kind::PipeArrive, l as u32);
         }
     }
 
