@@ -1263,6 +1263,9 @@ impl Simulation {
         true
     }
 
+    /// Inlined into its callers (a call per packet and hop cost case A a
+    /// prologue and an epilogue each).
+    #[inline(always)]
     fn enqueue(&mut self, l: usize, mut p: SimPacket) {
         let now = self.now;
         if self.links[l].slow_in && !self.arrive_slow(l, &mut p) {
