@@ -277,6 +277,13 @@ impl Link {
     /// finished transmissions count as departed.
     #[inline]
     pub fn advance(&mut self, now: Time) {
+        self.advance_inline(now);
+    }
+
+    /// [`Link::advance`] inlined into the arrival path (a call there cost
+    /// case A a prologue and an epilogue per packet and hop).
+    #[inline(always)]
+    fn advance_inline(&mut self, now: Time) {
         while self.first_waiting < self.service.len() {
             let s = self.service[self.first_waiting];
             if s.start > now {
@@ -326,7 +333,7 @@ impl Link {
     /// at `now` is still busy.
     #[inline(always)]
     fn accept_at(&mut self, now: Time, view: Time, p: &SimPacket) -> Option<Time> {
-        self.advance(view);
+        self.advance_inline(view);
         let idle = self.busy_until <= view;
         if !idle
             && (self.waiting() >= self.limit_pkts
@@ -1256,6 +1263,9 @@ impl Simulation {
         true
     }
 
+    /// Inlined into its callers (a call per packet and hop cost case A a
+    /// prologue and an epilogue each).
+    #[inline(always)]
     fn enqueue(&mut self, l: usize, mut p: SimPacket) {
         let now = self.now;
         if self.links[l].slow_in && !self.arrive_slow(l, &mut p) {
@@ -1270,23 +1280,19 @@ impl Simulation {
     /// flow's return path).
     #[inline(always)]
     fn enqueue_tail(&mut self, l: usize, p: &SimPacket, accepted: Option<Time>) {
-        let link = &mut self.links[l];
-        if p.cross {
-            if accepted.is_some() {
-                link.cross_bytes += p.wire as u64;
+        let Some(arrive) = accepted else {
+            if !p.cross {
+                self.flows[p.flow as usize].drops += 1;
             }
+            return;
+        };
+        if p.cross {
+            self.links[l].cross_bytes += p.wire as u64;
         } else {
             let flow = &mut self.flows[p.flow as usize];
-            if accepted.is_none() {
-                flow.drops += 1;
-            } else if p.hop as usize + 1 == flow.route_len as usize {
+            if p.hop as usize + 1 == flow.route_len as usize {
                 flow.last_hop_bytes += p.wire as u64;
-            }
-        }
-        if let Some(arrive) = accepted {
-            if !p.cross {
-                let flow = &mut self.flows[p.flow as usize];
-                if flow.lazy_rx && p.hop as usize + 1 == flow.route_len as usize {
+                if flow.lazy_rx {
                     // Last hop: straight onto the return path (see `lazy_rx`).
                     let t = flow.return_time(arrive + flow.ack_delay);
                     let was_empty = flow.ack_pipe.is_empty();
@@ -1298,12 +1304,12 @@ impl Simulation {
                     return;
                 }
             }
-            let link = &mut self.links[l];
-            let was_empty = link.pipe.is_empty();
-            link.pipe.push_back((arrive, *p));
-            if was_empty {
-                self.push(arrive, Kind::PipeArrive, l as u32);
-            }
+        }
+        let link = &mut self.links[l];
+        let was_empty = link.pipe.is_empty();
+        link.pipe.push_back((arrive, *p));
+        if was_empty {
+            self.push(arrive, Kind::PipeArrive, l as u32);
         }
     }
 

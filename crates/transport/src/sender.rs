@@ -850,6 +850,9 @@ impl Sender {
     }
 
     /// The next packet to send at `now`, if window, data and pacing allow.
+    /// The window test is inlined into the caller: a caller polls until
+    /// `None`, and the last poll of each round then costs no call.
+    #[inline(always)]
     pub fn poll_transmit(&mut self, now: Time) -> Option<DataPacket> {
         // The recovery options act in recovery only: one branch on the
         // common path.
@@ -859,6 +862,12 @@ impl Sender {
         if !self.window_open_at(now) {
             return None;
         }
+        self.transmit_open(now)
+    }
+
+    /// [`Sender::poll_transmit`] once the window is open.
+    #[inline(never)]
+    fn transmit_open(&mut self, now: Time) -> Option<DataPacket> {
         let pacing = self.ctl.pacing_rate.filter(|r| *r > 0.0 && r.is_finite());
         if pacing.is_some() && !self.pair_pending && !self.cfg.host_paced && !self.pacer.ready(now)
         {
@@ -1618,20 +1627,24 @@ impl Sender {
             self.sacked.remove_below(self.snd_una);
         }
         // Selective part: only the parts not already known.
-        let (una, nxt) = (self.snd_una, self.next_seq);
-        let mut sacked = std::mem::take(&mut self.sacked);
-        for &(s, e) in ack.sack_blocks() {
-            let (s, e) = (s.max(una), e.min(nxt));
-            if s >= e {
-                continue;
-            }
-            sacked.insert_with(s, e, |a, b| {
-                for seq in a..b {
-                    self.mark_delivered(seq, echo_tx, now, &mut hi_tx, &mut acked, &mut bytes);
+        // (Most ACKs carry no block: the scoreboard's ranges are not
+        // taken out and put back for them.)
+        if ack.n_sack > 0 {
+            let (una, nxt) = (self.snd_una, self.next_seq);
+            let mut sacked = std::mem::take(&mut self.sacked);
+            for &(s, e) in ack.sack_blocks() {
+                let (s, e) = (s.max(una), e.min(nxt));
+                if s >= e {
+                    continue;
                 }
-            });
+                sacked.insert_with(s, e, |a, b| {
+                    for seq in a..b {
+                        self.mark_delivered(seq, echo_tx, now, &mut hi_tx, &mut acked, &mut bytes);
+                    }
+                });
+            }
+            self.sacked = sacked;
         }
-        self.sacked = sacked;
         self.delivered += acked as u64;
         self.stats.packets_delivered += acked as u64;
         let delivery_interval = if self.rate_samples {
