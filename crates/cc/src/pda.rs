@@ -254,7 +254,10 @@
 
 use crate::avail_search::{AvailSearch, SearchConfig};
 use crate::estimator::CapacityEstimator;
-use crate::pda_shuffle::{Action as ShuffleAction, Round as ShuffleRound, Shuffle, ShuffleConfig};
+use crate::pda_shuffle::{
+    fit_after_probe, Action as ShuffleAction, ProbeEcho, Round as ShuffleRound, Shuffle,
+    ShuffleConfig,
+};
 use crate::{
     AckSample, CongestionEvent, ConnInfo, Control, Controller, PacketFlags, Time, MILLISECOND,
 };
@@ -367,6 +370,12 @@ pub struct PdaConfig {
     /// by loading" in the module doc; true). False: the start-up rate is
     /// raised for a whole round trip, as before.
     pub startup_load: bool,
+    /// A standing queue within a few rounds of the flow's own probe step
+    /// is the probe's (or a synchronized peer's), not new traffic: the
+    /// pace is scaled to fit the link ([`crate::pda_shuffle::fit_after_probe`])
+    /// instead of yielding the table's step (see "Probes that collide" in
+    /// the module doc; true).
+    pub probe_fit: bool,
 }
 
 impl Default for PdaConfig {
@@ -393,6 +402,7 @@ impl Default for PdaConfig {
             cwnd_gain: 2.0,
             loss_confirm: 0.02,
             competing_loss: 0.1,
+            probe_fit: true,
             search: false,
             pulse: true,
             startup_load: true,
@@ -622,6 +632,9 @@ pub struct Pda {
     /// since the first probe): a standing queue before then is that
     /// pulse's estimate read high.
     load_from: f64,
+    /// The latest probe step, for the rounds its queue can show in
+    /// (`probe_fit`).
+    probe_echo: ProbeEcho,
 }
 
 impl Pda {
@@ -690,6 +703,7 @@ impl Pda {
             pulse_from: 0.0,
             yielded_from: 0.0,
             load_from: 0.0,
+            probe_echo: ProbeEcho::default(),
         }
     }
 
@@ -922,6 +936,7 @@ impl Pda {
                 let c = self.capacity();
                 self.expire_pulse(now);
                 let before = self.rate;
+                let echo = self.probe_echo.tick();
                 let own = qmin > qt && c > 0.0 && self.round_rate >= c * (1.0 - self.cfg.margin);
                 let quiet = qmax.saturating_sub(bq) < qt / 2;
                 if !own && self.shuffle_round(now, qmin > qt, quiet, d, c) {
@@ -952,6 +967,13 @@ impl Pda {
                     self.set_rate(self.pulse_from * (1.0 - self.cfg.margin));
                     self.avail = self.pulse_from;
                     self.pulse_from = 0.0;
+                } else if qmin > qt && echo && self.probe_fit_applies() {
+                    // The flow's own probe step (or a synchronized peer's)
+                    // filled the link: not new traffic (pda_shuffle).
+                    self.quiet = 0;
+                    self.probe_echo.clear();
+                    let r = fit_after_probe(c, self.rate, self.round_rate, d, self.cfg.margin);
+                    self.set_rate(r.max(self.min_rate()));
                 } else if qmin > qt {
                     // A standing queue: new traffic. Estimate what is left.
                     // (The pace a pulse raised from is no longer a place to
@@ -1063,6 +1085,9 @@ impl Pda {
                                 self.start_pulse(r - self.rate);
                             }
                         } else {
+                            if r > self.rate && self.cfg.probe_fit {
+                                self.probe_echo.on_probe();
+                            }
                             self.set_rate(r.max(self.rate));
                         }
                     }
@@ -1186,6 +1211,14 @@ impl Pda {
         } else if self.rate > fair {
             self.set_rate((self.rate - step).max(fair));
         }
+    }
+
+    /// Whether a standing queue after the flow's own probe step is fitted
+    /// to ([`fit_after_probe`]) rather than yielded to: not while a yield
+    /// is pending or the flow balances against a competitor that does not
+    /// yield (then the queue is that competitor's, as before).
+    fn probe_fit_applies(&self) -> bool {
+        self.cfg.probe_fit && self.cfg.shuffle && self.yielded == 0 && !self.competing
     }
 
     /// The even share of the capacity `c` among the flows last inferred

@@ -122,6 +122,58 @@ pub fn streams_from_yield(freed: f64, step: f64, cap: u32) -> Option<u32> {
     Some(((freed / step).round().min(10_000.0) as u32).clamp(1, cap.max(1)))
 }
 
+/// Rounds after a probe step in which a standing queue is the probe's own
+/// (or a synchronized peer's): the step is paced from the round after the
+/// decision, its first delays come back a round trip later, and a queue
+/// stands (`qmin` over the threshold) only in a round whose every sample
+/// saw it, the second or third.
+pub const PROBE_ECHO_ROUNDS: u32 = 3;
+
+/// The flow's own latest probe step, remembered for the rounds its queue
+/// can show in ([`PROBE_ECHO_ROUNDS`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ProbeEcho {
+    rounds_left: u32,
+}
+
+impl ProbeEcho {
+    /// The flow raised its pace by a probe step.
+    pub fn on_probe(&mut self) {
+        self.rounds_left = PROBE_ECHO_ROUNDS;
+    }
+
+    /// One round of cruise: whether a standing queue in it can be the
+    /// latest probe's. Call once per round.
+    pub fn tick(&mut self) -> bool {
+        let recent = self.rounds_left > 0;
+        self.rounds_left = self.rounds_left.saturating_sub(1);
+        recent
+    }
+
+    /// Forget the probe (the flow yielded, or its queue was answered).
+    pub fn clear(&mut self) {
+        self.rounds_left = 0;
+    }
+}
+
+/// The pace after a probe step filled the link (bytes/s): every sender
+/// scaled by the factor that brings the bottleneck's arrivals back to `c (1
+/// - margin)`. The arrivals are read from the FIFO share ([`arrivals`]: a
+/// flow that paced at `round_rate` and had `delivered` of `c`). Flows that
+/// probed together all scale by the same factor, so the link stays full
+/// (the table's step, 200 Mb/s at 500-999 Mb/s, yielded by each flow to
+/// the others' synchronized probes emptied it to 0.6 with two flows), and
+/// the larger flow gives up more, so the equal steps of later probes even
+/// the shares out. Never above `rate`; `rate` itself on inputs that say
+/// nothing.
+pub fn fit_after_probe(c: f64, rate: f64, round_rate: f64, delivered: f64, margin: f64) -> f64 {
+    let a = arrivals(c, round_rate, delivered, true, 0.0, 0.0, 0.0);
+    if !(a > 0.0 && rate > 0.0 && margin.is_finite()) {
+        return rate.max(0.0);
+    }
+    (rate * c * (1.0 - margin) / a).min(rate)
+}
+
 /// Settings of the shuffle.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ShuffleConfig {
