@@ -255,7 +255,7 @@
 use crate::avail_search::{AvailSearch, SearchConfig};
 use crate::estimator::CapacityEstimator;
 use crate::pda_shuffle::{
-    fit_after_probe, Action as ShuffleAction, ProbeEcho, Round as ShuffleRound, Shuffle,
+    fit_after_probe, Action as ShuffleAction, Echo, ProbeEcho, Round as ShuffleRound, Shuffle,
     ShuffleConfig,
 };
 use crate::{
@@ -936,7 +936,7 @@ impl Pda {
                 let c = self.capacity();
                 self.expire_pulse(now);
                 let before = self.rate;
-                let echo = self.probe_echo.tick();
+                let echo = self.probe_echo(qmin > qt, d, c);
                 let own = qmin > qt && c > 0.0 && self.round_rate >= c * (1.0 - self.cfg.margin);
                 let quiet = qmax.saturating_sub(bq) < qt / 2;
                 if !own && self.shuffle_round(now, qmin > qt, quiet, d, c) {
@@ -967,11 +967,13 @@ impl Pda {
                     self.set_rate(self.pulse_from * (1.0 - self.cfg.margin));
                     self.avail = self.pulse_from;
                     self.pulse_from = 0.0;
-                } else if qmin > qt && echo && self.probe_fit_applies() {
-                    // The flow's own probe step (or a synchronized peer's)
-                    // filled the link: not new traffic (pda_shuffle).
+                } else if echo == Echo::Draining {
+                    // The queue a fit is draining (pda_shuffle).
                     self.quiet = 0;
-                    self.probe_echo.clear();
+                } else if echo == Echo::Fit {
+                    // The flow's own probe step (or a peer's) filled the
+                    // link: not new traffic (pda_shuffle).
+                    self.quiet = 0;
                     let r = fit_after_probe(c, self.rate, self.round_rate, d, self.cfg.margin);
                     self.set_rate(r.max(self.min_rate()));
                 } else if qmin > qt {
@@ -1213,12 +1215,23 @@ impl Pda {
         }
     }
 
-    /// Whether a standing queue after the flow's own probe step is fitted
-    /// to ([`fit_after_probe`]) rather than yielded to: not while a yield
-    /// is pending or the flow balances against a competitor that does not
+    /// What a round's `standing` queue is (`probe_fit`; [`ProbeEcho`]), `d`
+    /// delivered of the capacity `c`: never a probe's while a yield is
+    /// pending or the flow balances against a competitor that does not
     /// yield (then the queue is that competitor's, as before).
-    fn probe_fit_applies(&self) -> bool {
-        self.cfg.probe_fit && self.cfg.shuffle && self.yielded == 0 && !self.competing
+    fn probe_echo(&mut self, standing: bool, d: f64, c: f64) -> Echo {
+        if !(self.cfg.probe_fit && self.cfg.shuffle) || c <= 0.0 {
+            return Echo::NewTraffic;
+        }
+        let standing = standing && self.yielded == 0 && !self.competing;
+        let load = if d > 0.0 {
+            self.round_rate / d
+        } else {
+            f64::INFINITY
+        };
+        let m = self.cfg.margin;
+        self.probe_echo
+            .on_round(standing, load, 2.0 * self.cfg.probe_gain, m)
     }
 
     /// The even share of the capacity `c` among the flows last inferred
@@ -1863,6 +1876,47 @@ mod tests {
         let r = p.rate * 8.0 / 1e6;
         assert!((r - 686.0).abs() < 1e-6, "{r}");
         assert_eq!(p.pulse_from, 0.0);
+    }
+
+    /// A flow at 450 Mb/s that has just probed from 400 sees a standing
+    /// queue, with 400 Mb/s delivered: the link's arrivals were 1.125 times
+    /// its 1 Gb/s, and its probe (or a synchronized peer's) filled it. With
+    /// `probe_fit` the pace is scaled to 450 x 0.98 / 1.125 = 392 Mb/s; without it the flow yields the table's 100 Mb/s to it.
+    fn standing_after_probe(fit: bool) -> f64 {
+        let mut p = Pda::new(
+            PdaConfig {
+                probe_fit: fit,
+                ..PdaConfig::default()
+            },
+            &ConnInfo {
+                mss: 1460,
+                wire_size: 1500,
+                seed: 0,
+            },
+        );
+        p.phase = Phase::Cruise;
+        let rtt = on_1g_50ms_path(&mut p);
+        p.rate = 450e6 / 8.0;
+        p.round_rate = p.rate;
+        p.probe_echo.on_probe();
+        p.round_delivered = 0;
+        p.round_start = 0;
+        // 400 Mb/s delivered over the 50-ms round: 1,666.7 packets.
+        let acked = (400e6 / 8.0 * 0.05 / 1500.0) as u32;
+        p.on_ack(rtt, &ack(rtt + 5 * MILLISECOND, 1, 0, acked));
+        p.rate * 8.0 / 1e6
+    }
+
+    #[test]
+    fn a_standing_queue_after_the_flows_own_probe_step_is_fitted_not_yielded_to() {
+        // The arrivals are C r / d, so the fitted pace is 0.98 d.
+        let d = (400e6 / 8.0 * 0.05 / 1500.0) as u32 as f64 * 1500.0 / 0.05;
+        let want = 0.98 * d * 8.0 / 1e6;
+        let r = standing_after_probe(true);
+        assert!((r - want).abs() < 1e-6, "{r} {want}");
+        assert!(r > 390.0 && r < 395.0, "{r}");
+        let r = standing_after_probe(false);
+        assert!((r - 350.0).abs() < 1e-6, "{r}");
     }
 
     /// A flow in start-up at the jump (500 of 1,000 Mb/s, MBS 8) ends a
