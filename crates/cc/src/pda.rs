@@ -1229,9 +1229,10 @@ impl Pda {
         } else {
             f64::INFINITY
         };
+        let falling = self.round_first_rtt > 0 && self.last_rtt < self.round_first_rtt;
         let m = self.cfg.margin;
         self.probe_echo
-            .on_round(standing, load, 2.0 * self.cfg.probe_gain, m)
+            .on_round(standing, load, falling, 2.0 * self.cfg.probe_gain, m)
     }
 
     /// The even share of the capacity `c` among the flows last inferred

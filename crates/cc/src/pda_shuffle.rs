@@ -130,14 +130,20 @@ pub fn streams_from_yield(freed: f64, step: f64, cap: u32) -> Option<u32> {
 /// path's threshold in 200 ms, 2.5 rounds). Chosen, not from the seed.
 pub const PROBE_ECHO_ROUNDS: u32 = 6;
 
+/// Rounds a fitted queue may take to drain ([`ProbeEcho`]). Chosen, not
+/// from the seed.
+pub const DRAIN_ROUNDS: u32 = 24;
+
 /// Whether a standing queue is what probes built (the flow's own, or
 /// synchronized peers'), and not new traffic: the flow probed within
 /// [`PROBE_ECHO_ROUNDS`], or the arrivals exceed the capacity by at most
 /// two probe steps (`excess_max`, fraction of the capacity: a peer's probe
 /// adds one step, a newcomer's start-up at least half the capacity). After
-/// a fit, the queue drains for up to [`PROBE_ECHO_ROUNDS`] rounds while
-/// the arrivals stay within the margin of the capacity; a queue that
-/// stands longer, or grows again, is new traffic (a TCP newcomer that
+/// a fit, the queue drains while it falls over each round and the
+/// arrivals stay within the margin of the capacity (at the margin's 2 %
+/// a probe's 20 ms of queue takes a second, 12 rounds of 80 ms), for at
+/// most [`DRAIN_ROUNDS`]; a queue that stands longer, or grows again, is
+/// new traffic (a TCP newcomer that
 /// grows by a packet per round trip keeps it standing: the flow then
 /// yields and balances as before).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -165,9 +171,16 @@ impl ProbeEcho {
     }
 
     /// One round of cruise, with a `standing` queue or not, and the
-    /// bottleneck's arrivals over the capacity (`load`, [`arrivals`] / C).
-    /// Call once per round.
-    pub fn on_round(&mut self, standing: bool, load: f64, excess_max: f64, margin: f64) -> Echo {
+    /// bottleneck's arrivals over the capacity (`load`, [`arrivals`] / C),
+    /// the queue `falling` over the round or not. Call once per round.
+    pub fn on_round(
+        &mut self,
+        standing: bool,
+        load: f64,
+        falling: bool,
+        excess_max: f64,
+        margin: f64,
+    ) -> Echo {
         let recent = self.rounds_left > 0;
         self.rounds_left = self.rounds_left.saturating_sub(1);
         if !standing {
@@ -176,7 +189,7 @@ impl ProbeEcho {
         }
         if self.fitted > 0 {
             self.fitted += 1;
-            if self.fitted <= PROBE_ECHO_ROUNDS + 1 && load <= 1.0 + margin {
+            if self.fitted <= DRAIN_ROUNDS + 1 && falling && load <= 1.0 + margin {
                 return Echo::Draining;
             }
             self.fitted = 0;
@@ -628,31 +641,35 @@ mod tests {
     fn a_probe_s_queue_is_told_from_new_traffic() {
         // No probe, a newcomer's half of the link: new traffic.
         let mut e = ProbeEcho::default();
-        assert_eq!(e.on_round(true, 1.5, 0.1, 0.02), Echo::NewTraffic);
+        assert_eq!(e.on_round(true, 1.5, true, 0.1, 0.02), Echo::NewTraffic);
         // A peer's probe step (4 % over): fitted, then drained.
         let mut e = ProbeEcho::default();
-        assert_eq!(e.on_round(true, 1.04, 0.1, 0.02), Echo::Fit);
-        assert_eq!(e.on_round(true, 1.0, 0.1, 0.02), Echo::Draining);
+        assert_eq!(e.on_round(true, 1.04, true, 0.1, 0.02), Echo::Fit);
+        assert_eq!(e.on_round(true, 1.0, true, 0.1, 0.02), Echo::Draining);
         // A queue that grows again after the fit is new traffic.
-        assert_eq!(e.on_round(true, 1.05, 0.1, 0.02), Echo::NewTraffic);
+        assert_eq!(e.on_round(true, 1.05, true, 0.1, 0.02), Echo::NewTraffic);
         // The flow's own probe, however large the arrivals.
         let mut e = ProbeEcho::default();
         e.on_probe();
-        assert_eq!(e.on_round(false, 1.0, 0.1, 0.02), Echo::NewTraffic);
-        assert_eq!(e.on_round(true, 1.5, 0.1, 0.02), Echo::Fit);
-        // A queue that stands through the drain for long is new traffic
-        // (a TCP newcomer growing by a packet per round trip).
-        for _ in 0..PROBE_ECHO_ROUNDS {
-            assert_eq!(e.on_round(true, 1.0, 0.1, 0.02), Echo::Draining);
+        assert_eq!(e.on_round(false, 1.0, true, 0.1, 0.02), Echo::NewTraffic);
+        assert_eq!(e.on_round(true, 1.5, true, 0.1, 0.02), Echo::Fit);
+        // A queue that stops falling after the fit is new traffic (a TCP
+        // newcomer growing by a packet per round trip), and so is one that
+        // takes too long to drain.
+        assert_eq!(e.on_round(true, 1.0, true, 0.1, 0.02), Echo::Draining);
+        assert_eq!(e.on_round(true, 1.0, false, 0.1, 0.02), Echo::NewTraffic);
+        assert_eq!(e.on_round(true, 1.04, true, 0.1, 0.02), Echo::Fit);
+        for _ in 0..DRAIN_ROUNDS {
+            assert_eq!(e.on_round(true, 1.0, true, 0.1, 0.02), Echo::Draining);
         }
-        assert_eq!(e.on_round(true, 1.0, 0.1, 0.02), Echo::NewTraffic);
+        assert_eq!(e.on_round(true, 1.0, true, 0.1, 0.02), Echo::NewTraffic);
         // A probe long ago does not count.
         let mut e = ProbeEcho::default();
         e.on_probe();
         for _ in 0..PROBE_ECHO_ROUNDS {
-            e.on_round(false, 1.0, 0.1, 0.02);
+            e.on_round(false, 1.0, true, 0.1, 0.02);
         }
-        assert_eq!(e.on_round(true, 1.5, 0.1, 0.02), Echo::NewTraffic);
+        assert_eq!(e.on_round(true, 1.5, true, 0.1, 0.02), Echo::NewTraffic);
     }
 
     /// Quiet at the share for long: one flow fewer.
