@@ -205,8 +205,8 @@ impl ProbeEcho {
 }
 
 /// The pace after a probe step filled the link (bytes/s): every sender
-/// scaled by the factor that brings the bottleneck's arrivals back to `c (1
-/// - margin)`. The arrivals are read from the FIFO share ([`arrivals`]: a
+/// scaled by the factor that brings the bottleneck's arrivals back to
+/// `c (1 - margin)`. The arrivals are read from the FIFO share ([`arrivals`]: a
 /// flow that paced at `round_rate` and had `delivered` of `c`). Flows that
 /// probed together all scale by the same factor, so the link stays full
 /// (the table's step, 200 Mb/s at 500-999 Mb/s, yielded by each flow to
