@@ -122,6 +122,106 @@ pub fn streams_from_yield(freed: f64, step: f64, cap: u32) -> Option<u32> {
     Some(((freed / step).round().min(10_000.0) as u32).clamp(1, cap.max(1)))
 }
 
+/// Rounds after a probe step in which a standing queue is the probe's own:
+/// the step is paced from the round after the decision, its first delays
+/// come back a round trip later, and a queue stands (`qmin` over the
+/// threshold) only in a round whose every sample saw it; a step just past
+/// the room builds it slowly (2 % of 1 Gb/s fills the 4 ms of an 80-ms
+/// path's threshold in 200 ms, 2.5 rounds). Chosen, not from the seed.
+pub const PROBE_ECHO_ROUNDS: u32 = 6;
+
+/// Rounds a fitted queue may take to drain ([`ProbeEcho`]). Chosen, not
+/// from the seed.
+pub const DRAIN_ROUNDS: u32 = 24;
+
+/// Whether a standing queue is what probes built (the flow's own, or
+/// synchronized peers'), and not new traffic: the flow probed within
+/// [`PROBE_ECHO_ROUNDS`], or the arrivals exceed the capacity by at most
+/// two probe steps (`excess_max`, fraction of the capacity: a peer's probe
+/// adds one step, a newcomer's start-up at least half the capacity). After
+/// a fit, the queue drains while it falls over each round and the
+/// arrivals stay within the margin of the capacity (at the margin's 2 %
+/// a probe's 20 ms of queue takes a second, 12 rounds of 80 ms), for at
+/// most [`DRAIN_ROUNDS`]; a queue that stands longer, or grows again, is
+/// new traffic (a TCP newcomer that
+/// grows by a packet per round trip keeps it standing: the flow then
+/// yields and balances as before).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ProbeEcho {
+    rounds_left: u32,
+    /// Rounds since the last fit (0: none pending).
+    fitted: u32,
+}
+
+/// What a standing queue is, as [`ProbeEcho::on_round`] reads it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Echo {
+    /// Not a probe's queue (or no standing queue): the rules as before.
+    NewTraffic,
+    /// A probe's queue: fit the pace ([`fit_after_probe`]).
+    Fit,
+    /// The queue a fit is draining: nothing to do.
+    Draining,
+}
+
+impl ProbeEcho {
+    /// The flow raised its pace by a probe step.
+    pub fn on_probe(&mut self) {
+        self.rounds_left = PROBE_ECHO_ROUNDS;
+    }
+
+    /// One round of cruise, with a `standing` queue or not, and the
+    /// bottleneck's arrivals over the capacity (`load`, [`arrivals`] / C),
+    /// the queue `falling` over the round or not. Call once per round.
+    pub fn on_round(
+        &mut self,
+        standing: bool,
+        load: f64,
+        falling: bool,
+        excess_max: f64,
+        margin: f64,
+    ) -> Echo {
+        let recent = self.rounds_left > 0;
+        self.rounds_left = self.rounds_left.saturating_sub(1);
+        if !standing {
+            self.fitted = 0;
+            return Echo::NewTraffic;
+        }
+        if self.fitted > 0 {
+            self.fitted += 1;
+            if self.fitted <= DRAIN_ROUNDS + 1 && falling && load <= 1.0 + margin {
+                return Echo::Draining;
+            }
+            self.fitted = 0;
+            return Echo::NewTraffic;
+        }
+        if recent || (load.is_finite() && load <= 1.0 + excess_max) {
+            self.rounds_left = 0;
+            self.fitted = 1;
+            return Echo::Fit;
+        }
+        Echo::NewTraffic
+    }
+}
+
+/// The pace after a probe step filled the link (bytes/s): every sender
+/// scaled by the factor that brings the bottleneck's arrivals back to
+/// `c (1 - margin)`. The arrivals are read from the FIFO share ([`arrivals`]: a
+/// flow that paced at `round_rate` and had `delivered` of `c`). Flows that
+/// probed together all scale by the same factor, so the link stays full
+/// (the table's step, 200 Mb/s at 500-999 Mb/s, yielded by each flow to
+/// the others' synchronized probes emptied it to 0.6 with two flows), and
+/// the larger flow gives up more, so the equal steps of later probes even
+/// the shares out. Never above `rate`; `rate` itself on inputs that say
+/// nothing.
+pub fn fit_after_probe(c: f64, rate: f64, round_rate: f64, delivered: f64, margin: f64) -> f64 {
+    let a = arrivals(c, round_rate, delivered, true, 0.0, 0.0, 0.0);
+    if !(a > 0.0 && rate > 0.0 && margin.is_finite()) {
+        return rate.max(0.0);
+    }
+    (rate * c * (1.0 - margin) / a).min(rate)
+}
+
 /// Settings of the shuffle.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ShuffleConfig {
@@ -509,6 +609,67 @@ mod tests {
             Action::Pace(_)
         ));
         assert!(s.yielding());
+    }
+
+    /// Two flows at 450 and 250 Mb/s probe 50 Mb/s each at once (arrivals
+    /// 800 of 750): both are scaled by 735/800, so the link stays full and
+    /// the larger flow gives up more; neither yields the table's step.
+    #[test]
+    fn a_probe_collision_scales_every_flow_to_fill_the_link() {
+        let c = 750.0 * M / 8.0;
+        let (big, small) = (500.0 * M / 8.0, 300.0 * M / 8.0);
+        let a = big + small;
+        // Each flow's FIFO share of the departures.
+        let fit = |r: f64| fit_after_probe(c, r, r, c * r / a, 0.02);
+        let (b, s) = (fit(big), fit(small));
+        assert!((b + s - 0.98 * c).abs() < 1e-6 * c, "{b} {s}");
+        assert!(big - b > small - s);
+        assert!((b / s - big / small).abs() < 1e-9);
+        // The table would have taken 200 and 100 Mb/s.
+        assert!(big - b < yield_step(big * 8.0) / 8.0);
+        // Arrivals below the capacity (a queue that is not growing): a
+        // margin's step down, never up.
+        let r = 300.0 * M / 8.0;
+        assert!((fit_after_probe(c, r, r, r, 0.02) - 0.98 * r).abs() < 1e-6);
+        // Inputs that say nothing leave the pace.
+        assert_eq!(fit_after_probe(0.0, r, r, r, 0.02), r);
+        assert_eq!(fit_after_probe(c, r, r, 0.0, 0.02), r);
+        assert_eq!(fit_after_probe(c, r, r, f64::NAN, 0.02), r);
+    }
+
+    #[test]
+    fn a_probe_s_queue_is_told_from_new_traffic() {
+        // No probe, a newcomer's half of the link: new traffic.
+        let mut e = ProbeEcho::default();
+        assert_eq!(e.on_round(true, 1.5, true, 0.1, 0.02), Echo::NewTraffic);
+        // A peer's probe step (4 % over): fitted, then drained.
+        let mut e = ProbeEcho::default();
+        assert_eq!(e.on_round(true, 1.04, true, 0.1, 0.02), Echo::Fit);
+        assert_eq!(e.on_round(true, 1.0, true, 0.1, 0.02), Echo::Draining);
+        // A queue that grows again after the fit is new traffic.
+        assert_eq!(e.on_round(true, 1.05, true, 0.1, 0.02), Echo::NewTraffic);
+        // The flow's own probe, however large the arrivals.
+        let mut e = ProbeEcho::default();
+        e.on_probe();
+        assert_eq!(e.on_round(false, 1.0, true, 0.1, 0.02), Echo::NewTraffic);
+        assert_eq!(e.on_round(true, 1.5, true, 0.1, 0.02), Echo::Fit);
+        // A queue that stops falling after the fit is new traffic (a TCP
+        // newcomer growing by a packet per round trip), and so is one that
+        // takes too long to drain.
+        assert_eq!(e.on_round(true, 1.0, true, 0.1, 0.02), Echo::Draining);
+        assert_eq!(e.on_round(true, 1.0, false, 0.1, 0.02), Echo::NewTraffic);
+        assert_eq!(e.on_round(true, 1.04, true, 0.1, 0.02), Echo::Fit);
+        for _ in 0..DRAIN_ROUNDS {
+            assert_eq!(e.on_round(true, 1.0, true, 0.1, 0.02), Echo::Draining);
+        }
+        assert_eq!(e.on_round(true, 1.0, true, 0.1, 0.02), Echo::NewTraffic);
+        // A probe long ago does not count.
+        let mut e = ProbeEcho::default();
+        e.on_probe();
+        for _ in 0..PROBE_ECHO_ROUNDS {
+            e.on_round(false, 1.0, true, 0.1, 0.02);
+        }
+        assert_eq!(e.on_round(true, 1.5, true, 0.1, 0.02), Echo::NewTraffic);
     }
 
     /// Quiet at the share for long: one flow fewer.

@@ -347,6 +347,7 @@ static SPECS: &[CcSpec] = &[
             "competing_loss" = 0.1, "while balancing against a competitor that does not yield, the fraction of a round's packets lost (3 or more) that still confirms congestion, in (0, 1]";
             "search" = 0.0, "1: after start-up, find the available bandwidth by a binary search over self-loading trains (pathload's method; dropless probe) instead of cruising";
             "pulse" = 1.0, "1: a cruise probe above half the capacity is a pulse whose excess over the pace is at most one MBS, judged by the queueing delay it adds; 0: the probe raises the pace by probe_gain and keeps it";
+            "probe_fit" = 0.0, "1: a standing queue within 6 rounds of the flow's own probe step, or with arrivals at most two probe steps above the capacity, is a probe's (the flow's or a peer's): scale the pace so the link's arrivals fit below the margin and let the queue drain, instead of yielding the table's step; 0: yield it as new traffic";
             "startup_load" = 1.0, "1: start-up's increases above startup_jump x the capacity are pulses whose excess over the pace is one MBS, each judged by the queueing delay it adds before the pace moves; 0: the start-up rate is raised for a whole round trip";
         ),
     },
@@ -885,6 +886,7 @@ pub fn build(
                     shuffle: v.boolean("shuffle")?,
                     infer_flows: v.boolean("infer_flows")?,
                     count_yield: v.boolean("count_yield")?,
+                    probe_fit: v.boolean("probe_fit")?,
                     cwnd_gain: v.check(
                         "cwnd_gain",
                         |x| (1.0..=100.0).contains(&x),
@@ -1227,6 +1229,7 @@ mod tests {
             ("pda", vec![p("infer_flows", 0.5)]),
             ("pda", vec![p("count_yield", 0.5)]),
             ("pda", vec![p("count_yield", f64::NAN)]),
+            ("pda", vec![p("probe_fit", 0.5)]),
             ("pda", vec![p("competing_loss", 0.0)]),
             ("pda", vec![p("competing_loss", 1.5)]),
             ("pda", vec![p("buffer_thresh", 0.0)]),
