@@ -576,11 +576,15 @@ fn read_link(ctx: &Ctx, t: &Value, path: &str) -> R<RawLink> {
                 d.max_th,
             )?;
             if min_th > 0.0 && max_th > 0.0 && max_th <= min_th {
-                return Err(o.bad(
-                    "red_max_th",
-                    &t["red_max_th"],
-                    format!("above red_min_th ({min_th})"),
-                ));
+                // Without red_max_th, the default is what red_min_th reached.
+                return Err(match t.get("red_max_th") {
+                    Some(v) => o.bad("red_max_th", v, format!("above red_min_th ({min_th})")),
+                    None => o.bad(
+                        "red_min_th",
+                        &t["red_min_th"],
+                        format!("below red_max_th (default {max_th})"),
+                    ),
+                });
             }
             QueueKind::Red(RedConfig {
                 min_th,
@@ -937,7 +941,16 @@ fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) ->
         .time("max_rto")?
         .unwrap_or(SenderConfig::default().max_rto);
     if max_rto < min_rto {
-        return Err(o.bad("max_rto", &t["max_rto"], "a time at least min_rto"));
+        // Either key may be the one the user wrote: without max_rto the
+        // default ceiling is what min_rto went past.
+        return Err(match t.get("max_rto") {
+            Some(v) => o.bad("max_rto", v, "a time at least min_rto"),
+            None => o.bad(
+                "min_rto",
+                &t["min_rto"],
+                "a time no more than max_rto (default 60s)",
+            ),
+        });
     }
     let max_window = match o.get("max_window") {
         None => None,
