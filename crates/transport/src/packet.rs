@@ -83,6 +83,14 @@ pub struct AckPacket {
     /// ([`price_code`]), or [`NO_PRICE`]; the wire codec carries it as the
     /// ACK's last two bytes (wire version 5).
     pub price: u16,
+    /// How long the receiver held this ACK after the echoed packet arrived
+    /// (nanoseconds; 0 for an ACK sent on arrival): a delayed ACK sent by
+    /// its timer waited up to `max_delay` for a second packet, and the RTT
+    /// sample of its echo would include that wait (QUIC's ACK Delay, RFC
+    /// 9000 §19.3; the sender subtracts it as RFC 9002 §5.3 does). The wire
+    /// codec carries it as a 32-bit count of nanoseconds (wire version 8),
+    /// saturating at about 4.3 s.
+    pub ack_delay: Time,
 }
 
 impl Default for AckPacket {
@@ -99,6 +107,7 @@ impl Default for AckPacket {
             ce_count: 0,
             pair_dispersion: 0,
             price: NO_PRICE,
+            ack_delay: 0,
         }
     }
 }

@@ -93,6 +93,9 @@ pub struct Receiver {
     /// no ACK (see
     /// [`Receiver::poll_ack`]).
     echo_ts: Time,
+    /// When the packet whose timestamp the next ACK echoes arrived (the
+    /// ACK's [`AckPacket::ack_delay`] is the time since).
+    echo_arrival: Time,
     last_flags: PacketFlags,
     pair_first: Option<(u64, Time)>,
     pair_dispersion: Time,
@@ -135,6 +138,7 @@ impl Receiver {
             ack_deadline: None,
             last_seq: 0,
             echo_ts: NO_ECHO,
+            echo_arrival: 0,
             last_flags: PacketFlags::NONE,
             pair_first: None,
             pair_dispersion: 0,
@@ -252,6 +256,7 @@ impl Receiver {
         }
         self.last_seq = p.seq;
         self.echo_ts = p.ts;
+        self.echo_arrival = now;
         self.last_flags = p.flags;
         // RFC 5681 §4.2: an arrival that fills all or part of a gap is
         // acknowledged at once; a retransmission that fills only the lowest
@@ -315,7 +320,7 @@ impl Receiver {
     }
 
     /// The acknowledgement to send now, if one is due.
-    pub fn poll_ack(&mut self, _now: Time) -> Option<AckPacket> {
+    pub fn poll_ack(&mut self, now: Time) -> Option<AckPacket> {
         if !(self.ack_pending && self.ack_now) {
             return None;
         }
@@ -361,6 +366,14 @@ impl Receiver {
             ce_count: self.ce_count,
             pair_dispersion: std::mem::take(&mut self.pair_dispersion),
             price: self.price_code,
+            // The hold since the echoed arrival: the delayed-ACK timer's
+            // wait (RFC 9000 §19.3's ACK Delay), 0 for an ACK sent on
+            // arrival; none without an echo.
+            ack_delay: if self.echo_ts == NO_ECHO {
+                0
+            } else {
+                now.saturating_sub(self.echo_arrival)
+            },
         })
     }
 }
@@ -411,11 +424,14 @@ mod tests {
         assert!(r.poll_ack(0).is_none());
         assert_eq!(r.poll_timeout(), Some(40 * MILLISECOND));
         r.handle_data(1, &pkt(1, PacketFlags::NONE));
-        assert_eq!(r.poll_ack(1).unwrap().cum_ack, 2);
+        let a = r.poll_ack(1).unwrap();
+        assert_eq!((a.cum_ack, a.ack_delay), (2, 0));
         r.handle_data(2, &pkt(2, PacketFlags::NONE));
         assert!(r.poll_ack(2).is_none());
         r.handle_timeout(40 * MILLISECOND + 2);
-        assert_eq!(r.poll_ack(40 * MILLISECOND + 2).unwrap().cum_ack, 3);
+        let a = r.poll_ack(40 * MILLISECOND + 2).unwrap();
+        // The timer's ACK says how long it held packet 2's echo.
+        assert_eq!((a.cum_ack, a.ack_delay), (3, 40 * MILLISECOND));
         // out of order: at once
         r.handle_data(50 * MILLISECOND, &pkt(4, PacketFlags::NONE));
         assert!(r.poll_ack(50 * MILLISECOND).is_some());

@@ -1662,10 +1662,27 @@ impl Sender {
         let echoed = ack.echoed_ts().filter(|&ts| ts <= now);
         if let Some(ts) = echoed.filter(|_| acked > 0 || echo.is_some()) {
             let r = now - ts;
+            // The controller's sample leaves out the time the receiver held
+            // the ACK (its delayed-ACK timer, up to 40 ms): RFC 9002 §5.3
+            // subtracts the reported ACK delay, not below the minimum RTT
+            // (RFC 9002 then keeps the whole sample; here the minimum is the
+            // floor, so that a hold just over the sample's margin above the
+            // minimum is still taken out), and not from the first sample,
+            // which has no minimum to check it against. On the emulated
+            // 1 Gb/s path a timer-held ACK in PDA's start-up (bursts of
+            // four, 40 ms apart) read as a 40-ms queue and ended start-up at
+            // 0.4 Mb/s (docs/reports/pda-real.md). The retransmission timer
+            // keeps the whole sample (RFC 6298: what the timer waits for).
+            let adjusted = if ack.ack_delay > 0 && self.rtt.has_sample() {
+                r.saturating_sub(ack.ack_delay)
+                    .max(self.rtt.min_rtt().min(r))
+            } else {
+                r
+            };
             self.rtt.sample(r);
             self.stats.rtt_sum_s += dropless_cc::secs(r);
             self.stats.rtt_samples += 1;
-            rtt_sample = Some(r);
+            rtt_sample = Some(adjusted);
         }
         if cum_advanced
             && !(self.in_recovery && self.cfg.ns2_recovery_timer && self.ns2_keeps_timer())
@@ -2627,6 +2644,8 @@ mod head_retransmit_rto_tests {
     struct Seen {
         events: std::sync::atomic::AtomicU32,
         last_in_recovery: std::sync::atomic::AtomicBool,
+        /// The last RTT sample the controller was given (0: none).
+        last_rtt: std::sync::atomic::AtomicU64,
     }
     struct Recorder(std::sync::Arc<Seen>, f64);
     impl Controller for Recorder {
@@ -2643,6 +2662,11 @@ mod head_retransmit_rto_tests {
             self.0
                 .last_in_recovery
                 .store(ack.in_recovery, std::sync::atomic::Ordering::Relaxed);
+            if let Some(r) = ack.rtt {
+                self.0
+                    .last_rtt
+                    .store(r, std::sync::atomic::Ordering::Relaxed);
+            }
         }
         fn on_congestion_event(&mut self, _now: Time, _ev: &CongestionEvent) {
             self.0
@@ -2650,6 +2674,60 @@ mod head_retransmit_rto_tests {
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
         fn on_rto(&mut self, _now: Time) {}
+    }
+
+    #[test]
+    fn the_controller_sample_leaves_out_the_receivers_ack_delay() {
+        // A delayed-ACK receiver (every 2nd packet or 40 ms): an odd packet
+        // out is acknowledged by the timer, and its echo's round trip holds
+        // the 40-ms wait. The controller gets the round trip without it (RFC
+        // 9002 §5.3); the retransmission timer's estimate keeps it.
+        use dropless_cc::MILLISECOND;
+        use std::sync::atomic::Ordering::Relaxed;
+        let seen = std::sync::Arc::new(Seen::default());
+        let mut s = Sender::new(
+            SenderConfig::default(),
+            Box::new(Recorder(seen.clone(), 10.0)),
+            0,
+        );
+        let mut r = crate::Receiver::new(0, 1460, crate::AckPolicy::DELAYED);
+        let one_way = 40 * MILLISECOND;
+        // Two packets: the second is acknowledged on arrival.
+        let p: Vec<DataPacket> = (0..2).map(|_| s.poll_transmit(0).unwrap()).collect();
+        for q in &p {
+            r.handle_data(one_way, q);
+        }
+        let a = r.poll_ack(one_way).unwrap();
+        assert_eq!(a.ack_delay, 0);
+        s.handle_ack(2 * one_way, &a);
+        assert_eq!(seen.last_rtt.load(Relaxed), 80 * MILLISECOND);
+        // A third alone: the timer sends its ACK 40 ms after it arrived.
+        let t0 = 100 * MILLISECOND;
+        let q = s.poll_transmit(t0).unwrap();
+        r.handle_data(t0 + one_way, &q);
+        assert!(r.poll_ack(t0 + one_way).is_none());
+        let fire = r.poll_timeout().unwrap();
+        assert_eq!(fire, t0 + one_way + 40 * MILLISECOND);
+        r.handle_timeout(fire);
+        let a = r.poll_ack(fire).unwrap();
+        assert_eq!(a.ack_delay, 40 * MILLISECOND);
+        s.handle_ack(fire + one_way, &a);
+        assert_eq!(seen.last_rtt.load(Relaxed), 80 * MILLISECOND);
+        assert_eq!(s.stats().rtt_samples, 2);
+        assert!(
+            s.rtt.srtt() > 80 * MILLISECOND,
+            "the timer's estimate keeps the hold"
+        );
+        // A reported hold larger than the sample's margin above the minimum
+        // leaves the minimum, not less.
+        let t1 = 300 * MILLISECOND;
+        let q = s.poll_transmit(t1).unwrap();
+        r.handle_data(t1 + one_way, &q);
+        r.handle_timeout(t1 + one_way + 40 * MILLISECOND);
+        let mut a = r.poll_ack(t1 + one_way + 40 * MILLISECOND).unwrap();
+        a.ack_delay = 70 * MILLISECOND;
+        s.handle_ack(t1 + 2 * one_way + 40 * MILLISECOND, &a);
+        assert_eq!(seen.last_rtt.load(Relaxed), 80 * MILLISECOND);
     }
 
     #[test]

@@ -23,7 +23,7 @@
 //! | offset | size | field | value |
 //! |---:|---:|---|---|
 //! | 0 | 2 | magic | `"DL"` (`0x44 0x4C`) |
-//! | 2 | 1 | version | [`VERSION`] (= 7; see [Versions](#versions)) |
+//! | 2 | 1 | version | [`VERSION`] (= 8; see [Versions](#versions)) |
 //! | 3 | 1 | type | [`TYPE_DATA`] (= 1) or [`TYPE_ACK`] (= 2) |
 //!
 //! ## Data (type 1), [`DATA_HEADER_LEN`] = 30 bytes + payload
@@ -38,7 +38,7 @@
 //! | 22 | 8 | `ts` | sender timestamp, nanoseconds |
 //! | 30 | `len` | payload | exactly `len` bytes |
 //!
-//! ## Ack (type 2), [`ACK_MIN_LEN`] = 52 bytes + 16 per SACK block, at most [`MAX_ACK_LEN`] = 116
+//! ## Ack (type 2), [`ACK_MIN_LEN`] = 56 bytes + 16 per SACK block, at most [`MAX_ACK_LEN`] = 120
 //!
 //! | offset | size | field | notes |
 //! |---:|---:|---|---|
@@ -52,13 +52,21 @@
 //! | 34+16n | 8 | `ce_count` | CE-marked packets received so far |
 //! | 42+16n | 8 | `pair_dispersion` | nanoseconds, 0 = none |
 //! | 50+16n | 2 | `price` | the receiver's ADPM price estimate as a code ([`dropless_transport::price_code`]); all ones ([`NO_PRICE`]) = the receiver decodes no prices |
+//! | 52+16n | 4 | `ack_delay` | nanoseconds the receiver held the ACK after the echoed packet arrived (its delayed-ACK timer), 0 = sent on arrival; a longer hold is sent as all ones (about 4.3 s) |
 //!
 //! Unused entries of [`AckPacket::sack`] (index `n_sack` and above) are not
 //! sent; a decoded ACK has them set to `(0, 0)`.
 //!
 //! ## Versions
 //!
-//! * **7** (current): the data and ACK layouts of version 5, unchanged.
+//! * **8** (current): the ACK gains its last field, `ack_delay` (4 bytes),
+//!   how long the receiver held it after the echoed packet arrived (QUIC's
+//!   ACK Delay, RFC 9000 §19.3): a sender subtracts it from the RTT sample
+//!   its controller sees (RFC 9002 §5.3), so that a delayed ACK sent by its
+//!   timer does not read as a queue of up to 40 ms (issue 33). A version-7
+//!   peer would reject the four bytes as trailing, so the version was
+//!   bumped; the data packet is unchanged.
+//! * **7**: the data and ACK layouts of version 5, unchanged.
 //!   Bumped with `dropless-udp`'s sealed datagrams, whose plaintexts of 256
 //!   bytes or more (full data datagrams) are now sealed with AEGIS-128X4
 //!   under a key of their own, shorter ones (ACKs) still with AEGIS-128L
@@ -136,7 +144,7 @@ pub use dropless_transport::{AckPacket, DataPacket, Ecn, MAX_SACK, NO_ECHO, NO_P
 pub const MAGIC: [u8; 2] = *b"DL";
 /// The format version this crate writes and accepts (see the
 /// [Versions](crate#versions) list).
-pub const VERSION: u8 = 7;
+pub const VERSION: u8 = 8;
 /// Type byte of a data packet.
 pub const TYPE_DATA: u8 = 1;
 /// Type byte of an acknowledgement.
@@ -148,7 +156,7 @@ pub const DATA_HEADER_LEN: usize = COMMON_HEADER_LEN + 4 + 8 + 4 + 1 + 1 + 8;
 /// Bytes of one SACK block on the wire.
 pub const SACK_BLOCK_LEN: usize = 16;
 /// Bytes of an acknowledgement without SACK blocks.
-pub const ACK_MIN_LEN: usize = COMMON_HEADER_LEN + 4 + 8 + 1 + 8 + 8 + 1 + 8 + 8 + 2;
+pub const ACK_MIN_LEN: usize = COMMON_HEADER_LEN + 4 + 8 + 1 + 8 + 8 + 1 + 8 + 8 + 2 + 4;
 /// Bytes of an acknowledgement with [`MAX_SACK`] blocks: the largest ACK.
 pub const MAX_ACK_LEN: usize = ACK_MIN_LEN + MAX_SACK * SACK_BLOCK_LEN;
 /// Every flag bit defined by [`PacketFlags`]; any other bit is rejected.
@@ -386,6 +394,7 @@ pub fn encode_ack(a: &AckPacket, out: &mut [u8]) -> Result<usize, WireError> {
     w.u64(a.ce_count);
     w.u64(a.pair_dispersion);
     w.u16(a.price);
+    w.u32(a.ack_delay.min(u32::MAX as u64) as u32);
     debug_assert_eq!(w.pos, need);
     Ok(need)
 }
@@ -520,6 +529,7 @@ pub fn decode(buf: &[u8]) -> Result<Decoded<'_>, WireError> {
             a.ce_count = r.u64()?;
             a.pair_dispersion = r.u64()?;
             a.price = r.u16()?;
+            a.ack_delay = u64::from(r.u32()?);
             let extra = r.rest().len();
             if extra != 0 {
                 return Err(WireError::TrailingBytes(extra));
@@ -537,8 +547,8 @@ mod tests {
     #[test]
     fn sizes_match_the_table() {
         assert_eq!(DATA_HEADER_LEN, 30);
-        assert_eq!(ACK_MIN_LEN, 52);
-        assert_eq!(MAX_ACK_LEN, 116);
+        assert_eq!(ACK_MIN_LEN, 56);
+        assert_eq!(MAX_ACK_LEN, 120);
         assert_eq!(KNOWN_FLAGS, 0x0f);
     }
 }

@@ -25,6 +25,7 @@ fn ack_pkt(n: u8) -> AckPacket {
         ce_count: 3,
         pair_dispersion: 12_000,
         price: 0xA1B2,
+        ack_delay: 39_000_123,
         ..Default::default()
     };
     for i in 0..n as usize {
@@ -67,7 +68,7 @@ fn data_round_trip() {
 #[test]
 fn data_layout_is_big_endian_as_documented() {
     let b = encoded_data(2);
-    assert_eq!(&b[0..4], b"DL\x07\x01");
+    assert_eq!(&b[0..4], b"DL\x08\x01");
     assert_eq!(&b[4..8], &[0xDE, 0xAD, 0xBE, 0xEF]);
     assert_eq!(&b[8..16], &[1, 2, 3, 4, 5, 6, 7, 8]);
     assert_eq!(&b[16..20], &[0, 0, 0, 2]);
@@ -82,9 +83,10 @@ fn ack_round_trip_every_sack_count() {
     for n in 0..=MAX_SACK as u8 {
         let b = encoded_ack(n);
         assert_eq!(b.len(), ack_len(n as usize));
-        assert_eq!(&b[0..4], b"DL\x07\x02");
-        // the price is the last field, big-endian
-        assert_eq!(&b[b.len() - 2..], &[0xA1, 0xB2]);
+        assert_eq!(&b[0..4], b"DL\x08\x02");
+        // the price, then the ACK delay, the last field, both big-endian
+        assert_eq!(&b[b.len() - 6..b.len() - 4], &[0xA1, 0xB2]);
+        assert_eq!(&b[b.len() - 4..], &39_000_123u32.to_be_bytes());
         assert_eq!(b[16], n);
         assert_eq!(decode(&b).unwrap(), Decoded::Ack(ack_pkt(n)));
     }
@@ -174,8 +176,11 @@ fn bad_magic_version_and_type() {
     b[0] = b'X';
     assert_eq!(decode(&b).unwrap_err(), WireError::BadMagic([b'X', b'L']));
     let mut b = encoded_ack(1);
-    b[2] = 8;
-    assert_eq!(decode(&b).unwrap_err(), WireError::UnsupportedVersion(8));
+    b[2] = 9;
+    assert_eq!(decode(&b).unwrap_err(), WireError::UnsupportedVersion(9));
+    // version 7 (ACKs without the ACK delay) is refused
+    b[2] = 7;
+    assert_eq!(decode(&b).unwrap_err(), WireError::UnsupportedVersion(7));
     // version 6 (every sealed datagram AEGIS-128L) is refused
     b[2] = 6;
     assert_eq!(decode(&b).unwrap_err(), WireError::UnsupportedVersion(6));
@@ -475,4 +480,41 @@ fn random_garbage_never_panics() {
         }
         let _ = decode(&buf[..n]);
     }
+}
+
+#[test]
+fn ack_delay_saturates_at_32_bits() {
+    // A hold longer than 2^32 - 1 ns (about 4.3 s; RFC 5681 allows 500 ms)
+    // goes as all ones and decodes as that.
+    let mut buf = [0u8; MAX_ACK_LEN];
+    let a = AckPacket {
+        ack_delay: 10_000_000_000,
+        ..ack_pkt(0)
+    };
+    let n = encode_ack(&a, &mut buf).unwrap();
+    assert_eq!(&buf[n - 4..n], &[0xFF; 4]);
+    match decode(&buf[..n]).unwrap() {
+        Decoded::Ack(d) => assert_eq!(d.ack_delay, u32::MAX as u64),
+        other => panic!("decoded {other:?}"),
+    }
+}
+
+#[test]
+fn the_fuzzer_seeds_decode() {
+    // fuzz/seeds/wire_decode/ start the fuzzer past the framing; a version
+    // bump or a new field that they miss would leave it at the magic again.
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fuzz/seeds/wire_decode");
+    let mut kinds = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        match decode(&bytes).unwrap() {
+            Decoded::Data(..) => kinds.push("data"),
+            Decoded::Ack(a) => {
+                assert!(a.n_sack > 0 && a.ack_delay > 0, "{a:?}");
+                kinds.push("ack")
+            }
+        }
+    }
+    kinds.sort();
+    assert_eq!(kinds, ["ack", "data"]);
 }
