@@ -2253,6 +2253,54 @@ mod tests {
         assert!(p.control().max_burst.unwrap() < before.max_burst.unwrap_or(u32::MAX));
     }
 
+    /// A congestion loss in drain, right after a jump of the pace: the last
+    /// round (before the jump) delivered 1.1 Mb/s, this round's delivery-rate
+    /// samples 440 Mb/s. The cut is to what the samples saw, not to the
+    /// round before the jump (on the real path that set the pace to 1.1
+    /// Mb/s; docs/reports/pda-real.md); in cruise the last round is used.
+    #[test]
+    fn a_loss_in_drain_cuts_to_the_delivery_samples() {
+        let mut p = pda_1500();
+        for k in 0..32u64 {
+            let mut a = ack(80 * MILLISECOND, 1 + k, 0, 1);
+            a.pair_dispersion = Some(12_000);
+            a.pair_bytes = 1500;
+            p.on_ack(k * 1000, &a);
+        }
+        let ev = CongestionEvent {
+            cause: crate::CongestionCause::Loss,
+            lost: 1,
+            in_flight: 1000,
+            srtt: 80 * MILLISECOND,
+            min_rtt: 80 * MILLISECOND,
+        };
+        let setup = |p: &mut Pda, phase: Phase| {
+            p.phase = phase;
+            p.rate = 97e6 / 8.0;
+            p.delivered_rate = 1.1e6 / 8.0;
+            p.dlv_round = 440e6 / 8.0;
+            p.competing = false;
+            // A queue of 10 ms, above the 4-ms threshold: congestion.
+            p.last_rtt = p.base_rtt + 10 * MILLISECOND;
+        };
+        setup(&mut p, Phase::Drain);
+        p.rate = 781e6 / 8.0;
+        p.on_congestion_event(MILLISECOND, &ev);
+        let r = p.rate * 8.0;
+        assert!(r > 400e6 && r < 440e6, "drain: {r}");
+        let mut c = pda_1500();
+        for k in 0..32u64 {
+            let mut a = ack(80 * MILLISECOND, 1 + k, 0, 1);
+            a.pair_dispersion = Some(12_000);
+            a.pair_bytes = 1500;
+            c.on_ack(k * 1000, &a);
+        }
+        setup(&mut c, Phase::Cruise);
+        c.rate = 500e6 / 8.0;
+        c.on_congestion_event(MILLISECOND, &ev);
+        assert!(c.rate * 8.0 < 2e6, "cruise: {}", c.rate * 8.0);
+    }
+
     /// The threshold follows the buffer a loss measured: a 2-ms buffer on
     /// an 80-ms path gives a threshold inside 2 ms (1 ms: half of it), not
     /// the 4 ms of 5 % of the base RTT; a deep buffer leaves the 4 ms; a

@@ -948,7 +948,10 @@ fn read_flow(ctx: &Ctx, v: &Value, path: &str, n_links: usize, parking: bool) ->
             None => o.bad(
                 "min_rto",
                 &t["min_rto"],
-                "a time no more than max_rto (default 60s)",
+                format!(
+                    "a time no more than max_rto (default {})",
+                    units::fmt_time(SenderConfig::default().max_rto)
+                ),
             ),
         });
     }
