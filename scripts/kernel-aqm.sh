@@ -36,7 +36,11 @@
 #   sudo scripts/kernel-aqm.sh                 # reno, 3 runs of 20 s per queue
 #   sudo scripts/kernel-aqm.sh -n 1 -c cubic codel
 # Environment: DROPLESS (the binary; default target/release/dropless),
-# HOST_US (host latency added to the simulated base RTT, us; default 30).
+# HOST_US (host latency added to the simulated base RTT, us; default 30),
+# RED_MIN_QUEUE (RED's red_min_queue / --red-min-queue in both; default the
+# tool's, 2), ACK_JITTER (the simulated flows' ack_jitter, e.g. 1ms: host
+# noise on the return path, which bunches the senders' packets as a real
+# host's timing does; default none).
 set -euo pipefail
 # shellcheck source=scripts/netns-common.sh
 . "$(dirname "$0")/netns-common.sh"
@@ -74,7 +78,10 @@ trap 'path_down; rm -rf "$OUT"' EXIT
 
 emu_args() {
     case "$1" in
-    red) echo "--queue red --red-min-th 20 --red-max-th 60 --red-max-p 0.1" ;;
+    red)
+        echo "--queue red --red-min-th 20 --red-max-th 60 --red-max-p 0.1"
+        [ -n "${RED_MIN_QUEUE:-}" ] && echo "--red-min-queue $RED_MIN_QUEUE"
+        ;;
     codel) echo "--queue codel" ;;
     pie) echo "--queue pie" ;;
     # A step far above the 333-packet buffer never signals: drop-tail, with
@@ -87,7 +94,10 @@ emu_args() {
 sim_args() {
     echo "--set topology.bottleneck.queue=$1"
     case "$1" in
-    red) echo "--set topology.bottleneck.red_min_th=20 --set topology.bottleneck.red_max_th=60 --set topology.bottleneck.red_max_p=0.1" ;;
+    red)
+        echo "--set topology.bottleneck.red_min_th=20 --set topology.bottleneck.red_max_th=60 --set topology.bottleneck.red_max_p=0.1"
+        [ -n "${RED_MIN_QUEUE:-}" ] && echo "--set topology.bottleneck.red_min_queue=$RED_MIN_QUEUE"
+        ;;
     esac
     if [ "$ECN" = 1 ]; then
         [ "$1" != droptail ] && echo "--set topology.bottleneck.${1}_ecn=true"
@@ -140,7 +150,7 @@ EOF
     "$BIN" run experiments/aqm/codel-sojourn.toml --quiet --no-plots --force --out "$OUT/sim" \
         --set "duration=$TIME" $(sim_args "$q") --set "flows[*].cc=$SIMCC" --set "flows[*].start=0s" \
         --set "flows[*].rtt=${rtt_us}us" --set "flows[*].mss=1448B" --set "flows[*].header=52B" \
-        --set "flows[*].ack=delayed" >/dev/null
+        --set "flows[*].ack=delayed" ${ACK_JITTER:+--set "flows[*].ack_jitter=$ACK_JITTER"} >/dev/null
     python3 - "$OUT/sim" "$q" <<'EOF'
 import csv, json, sys
 d, q = sys.argv[1:]

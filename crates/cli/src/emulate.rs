@@ -99,6 +99,10 @@ pub struct EmulateArgs {
     /// RED's max_p (default 0.1)
     #[arg(long)]
     pub red_max_p: Option<f64>,
+    /// RED signals only when at least this many packets wait (default 2,
+    /// ns-2's qlen > 1; 0 tests every arrival, as the 1993 paper)
+    #[arg(long)]
+    pub red_min_queue: Option<u32>,
     /// CoDel's target sojourn, e.g. 5ms (RFC 8289's default)
     #[arg(long)]
     pub codel_target: Option<String>,
@@ -357,8 +361,9 @@ fn price_arg(a: &EmulateArgs) -> Result<PriceConfig, Failure> {
 /// `--queue` and its discipline's flags; a flag of another discipline is
 /// refused, naming it.
 fn queue_arg(a: &EmulateArgs) -> Result<QueueConfig, Failure> {
-    let given: [(&str, bool); 7] = [
+    let given: [(&str, bool); 8] = [
         ("red-min-th", a.red_min_th.is_some()),
+        ("red-min-queue", a.red_min_queue.is_some()),
         ("red-max-th", a.red_max_th.is_some()),
         ("red-max-p", a.red_max_p.is_some()),
         ("codel-target", a.codel_target.is_some()),
@@ -401,6 +406,7 @@ fn queue_arg(a: &EmulateArgs) -> Result<QueueConfig, Failure> {
                 min_th,
                 max_th: a.red_max_th.unwrap_or(3.0 * min_th),
                 max_p: a.red_max_p.unwrap_or(d.max_p),
+                min_queue: a.red_min_queue.unwrap_or(d.min_queue),
                 ecn: a.aqm_ecn,
                 ..d
             })

@@ -429,6 +429,11 @@ fn emulate_rejects_bad_values_naming_the_option() {
             "--codel-target",
             "--queue pie",
         ),
+        (
+            &["--queue", "codel", "--red-min-queue", "2"][..],
+            "--red-min-queue",
+            "--queue codel",
+        ),
         (&["--aqm-ecn"][..], "--aqm-ecn", "--queue"),
         (&["--price", "maxnt"][..], "--price", "none, rcp or maxnet"),
         (

@@ -1081,6 +1081,7 @@ mod tests {
                 gentle: false,
                 adaptive: false,
                 ecn: true,
+                min_queue: 2,
             }));
             for _ in 0..300 {
                 l.push(0, ipv4_len(tos, 1000));

@@ -620,6 +620,11 @@ pub const RED_PARAMS: &[KeyDoc] = &[
         "false",
         "mark ECN-capable packets (flows with ecn = true) instead of dropping them",
     ),
+    k(
+        "red_min_queue",
+        "2",
+        "no drop or mark while fewer packets wait (2: ns-2's qlen > 1; 0: every arrival tested, the 1993 paper's Fig. 2)",
+    ),
 ];
 
 /// Cross-traffic kinds.

@@ -604,6 +604,14 @@ fn read_link(ctx: &Ctx, t: &Value, path: &str) -> R<RawLink> {
                 gentle: o.boolean("red_gentle")?.unwrap_or(d.gentle),
                 adaptive: o.boolean("red_adaptive")?.unwrap_or(d.adaptive),
                 ecn: o.boolean("red_ecn")?.unwrap_or(d.ecn),
+                min_queue: o
+                    .integer(
+                        "red_min_queue",
+                        0,
+                        1_000_000,
+                        "a number of packets from 0 to 1000000",
+                    )?
+                    .map_or(d.min_queue, |x| x as u32),
             })
         }
         Some(other) => unreachable!("queue kind {other} listed but not handled"),

@@ -368,8 +368,8 @@ fn red_keys_need_queue_red_and_ordered_thresholds() {
     match s.config.topology.links()[0].queue {
         dropless_sim::QueueKind::Red(c) => {
             assert_eq!(
-                (c.min_th, c.max_th, c.max_p, c.ecn, c.gentle),
-                (10.0, 30.0, 0.1, true, true)
+                (c.min_th, c.max_th, c.max_p, c.ecn, c.gentle, c.min_queue),
+                (10.0, 30.0, 0.1, true, true, 2)
             );
         }
         q => panic!("{q:?}"),
@@ -383,6 +383,14 @@ fn red_keys_need_queue_red_and_ordered_thresholds() {
     let e = red("queue = \"red\"\nred_max_p = 1.5").unwrap_err();
     assert_eq!(e.path, "topology.bottleneck.red_max_p");
     assert_eq!(e.to_string().lines().count(), 1);
+    for bad in ["-1", "1.5", "\"2\"", "2000000"] {
+        let e = red(&format!("queue = \"red\"\nred_min_queue = {bad}")).unwrap_err();
+        assert_eq!(e.path, "topology.bottleneck.red_min_queue", "{bad}");
+        assert!(e.expected.contains("0 to 1000000"), "{e}");
+        assert_eq!(e.to_string().lines().count(), 1);
+    }
+    let e = red("queue = \"codel\"\nred_min_queue = 2").unwrap_err();
+    assert_eq!(e.path, "topology.bottleneck.red_min_queue");
     let e = red("queue = \"fq_codel\"").unwrap_err();
     assert_eq!(e.path, "topology.bottleneck.queue");
     for name in ["droptail", "red", "codel", "pie", "step"] {

@@ -17,6 +17,19 @@
 //! * `avg >= max_th`: dropped (`count = 0`); gentle: from `max_th` to
 //!   `2 max_th`, `p_b` rises linearly from `max_p` to 1 (then as above);
 //! * below `min_th`: accepted, `count = -1`.
+//! * fewer than `min_queue` packets waiting (2 by default): accepted,
+//!   whatever the average, and `count = -1` (the next arrival with a queue
+//!   starts counting afresh). This is ns-2's RED (`red.cc`: signals only
+//!   `if (qavg >= th_min && qlen > 1)`, the queue before the arrival,
+//!   without the packet in service), which the thesis's experiments ran
+//!   and ns-3's `RedQueueDisc` keeps; the 1993 paper's Fig. 2 tests every
+//!   arrival (`min_queue = 0`). Without it, the average (a 1-s time
+//!   constant at the automatic weight) stays above `min_th` for a few
+//!   hundred ms after the queue has emptied, and RED goes on dropping
+//!   from an empty queue: with `max_p` 0.1 and 30 NewReno flows
+//!   (red-operating-point.toml's load) that took the drops per cycle from
+//!   ns-3's 45-50 to 75-80, cut half the flows twice per cycle and left
+//!   the link 20 % idle (docs/reports/aqm.md).
 //!
 //! Adaptive RED: every `interval` (0.5 s), if `avg` is above the target
 //! band `[min_th + 0.4 (max_th - min_th), min_th + 0.6 (max_th - min_th)]`
@@ -49,6 +62,9 @@ pub struct RedConfig {
     pub adaptive: bool,
     /// Mark ECN-capable packets instead of dropping them (false).
     pub ecn: bool,
+    /// No signal while fewer than this many packets wait (2: ns-2's
+    /// `qlen > 1`; 0: every arrival is tested, as the 1993 paper's Fig. 2).
+    pub min_queue: u32,
 }
 
 impl Default for RedConfig {
@@ -61,6 +77,7 @@ impl Default for RedConfig {
             gentle: true,
             adaptive: false,
             ecn: false,
+            min_queue: 2,
         }
     }
 }
@@ -208,7 +225,9 @@ impl Red {
             }
         }
         let avg = self.avg;
-        let p_b = if avg < c.min_th {
+        let p_b = if avg < c.min_th || q < u64::from(c.min_queue) {
+            // ns-2's `qlen > 1` (module doc): no signal from an (almost)
+            // empty queue, and counting restarts.
             self.count = -1;
             return Verdict::Enqueue;
         } else if avg < c.max_th {
@@ -335,6 +354,42 @@ mod tests {
         let before = r.avg();
         r.on_arrival(10_000_000, 0, Some(0), false);
         assert!((r.avg() - before / 1024.0).abs() < 1e-9);
+    }
+
+    /// ns-2's `qlen > 1`: with the average far above `max_th` (every
+    /// arrival with a queue is dropped) an arrival finding 0 or 1 packets
+    /// waiting is let in; with `min_queue = 0` it is dropped, as the 1993
+    /// paper's Fig. 2 has it.
+    #[test]
+    fn no_signal_from_an_empty_queue_by_default() {
+        let cfg = RedConfig {
+            min_th: 5.0,
+            max_th: 15.0,
+            w_q: 0.001,
+            gentle: false,
+            ..RedConfig::default()
+        };
+        let mut r = red(cfg);
+        // Raise the average to about 40 packets (avg > max_th).
+        for _ in 0..5_000 {
+            r.on_arrival(0, 40, None, false);
+        }
+        assert!(r.avg() > 30.0, "{}", r.avg());
+        let forced = r.forced_drops;
+        for q in [0, 1, 0, 1] {
+            assert_eq!(r.on_arrival(0, q, None, false), Verdict::Enqueue, "q = {q}");
+        }
+        assert_eq!(r.forced_drops, forced);
+        assert_eq!(r.on_arrival(0, 2, None, false), Verdict::Drop);
+        let mut paper = red(RedConfig {
+            min_queue: 0,
+            ..cfg
+        });
+        for _ in 0..5_000 {
+            paper.on_arrival(0, 40, None, false);
+        }
+        assert_eq!(paper.on_arrival(0, 0, None, false), Verdict::Drop);
+        assert_eq!(paper.on_arrival(0, 1, None, false), Verdict::Drop);
     }
 
     #[test]
