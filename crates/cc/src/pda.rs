@@ -2070,6 +2070,17 @@ mod tests {
     }
 
     /// A PDA controller for 1500-byte packets.
+    /// 32 packet pairs of a 1 Gb/s path (12 us per 1500-byte packet) at an
+    /// 80-ms RTT: the capacity from pairs.
+    fn feed_1g_pairs(p: &mut Pda) {
+        for k in 0..32u64 {
+            let mut a = ack(80 * MILLISECOND, 1 + k, 0, 1);
+            a.pair_dispersion = Some(12_000);
+            a.pair_bytes = 1500;
+            p.on_ack(k * 1000, &a);
+        }
+    }
+
     fn pda_1500() -> Pda {
         Pda::new(
             PdaConfig::default(),
@@ -2261,12 +2272,7 @@ mod tests {
     #[test]
     fn a_loss_in_drain_cuts_to_the_delivery_samples() {
         let mut p = pda_1500();
-        for k in 0..32u64 {
-            let mut a = ack(80 * MILLISECOND, 1 + k, 0, 1);
-            a.pair_dispersion = Some(12_000);
-            a.pair_bytes = 1500;
-            p.on_ack(k * 1000, &a);
-        }
+        feed_1g_pairs(&mut p);
         let ev = CongestionEvent {
             cause: crate::CongestionCause::Loss,
             lost: 1,
@@ -2289,12 +2295,7 @@ mod tests {
         let r = p.rate * 8.0;
         assert!(r > 400e6 && r < 440e6, "drain: {r}");
         let mut c = pda_1500();
-        for k in 0..32u64 {
-            let mut a = ack(80 * MILLISECOND, 1 + k, 0, 1);
-            a.pair_dispersion = Some(12_000);
-            a.pair_bytes = 1500;
-            c.on_ack(k * 1000, &a);
-        }
+        feed_1g_pairs(&mut c);
         setup(&mut c, Phase::Cruise);
         c.rate = 500e6 / 8.0;
         c.on_congestion_event(MILLISECOND, &ev);
@@ -2344,13 +2345,7 @@ mod tests {
     #[test]
     fn a_lossy_round_measures_the_buffer() {
         let mut p = pda_1500();
-        // 1 Gb/s capacity from pairs.
-        for k in 0..32u64 {
-            let mut a = ack(80 * MILLISECOND, 1 + k, 0, 1);
-            a.pair_dispersion = Some(12_000);
-            a.pair_bytes = 1500;
-            p.on_ack(k * 1000, &a);
-        }
+        feed_1g_pairs(&mut p);
         assert_capacity_bps(&p, 1e9);
         assert_eq!(p.q_thresh(), 4 * MILLISECOND);
         p.burst = 64;
@@ -2374,12 +2369,7 @@ mod tests {
     #[test]
     fn random_loss_does_not_measure_the_buffer() {
         let mut p = pda_1500();
-        for k in 0..32u64 {
-            let mut a = ack(80 * MILLISECOND, 1 + k, 0, 1);
-            a.pair_dispersion = Some(12_000);
-            a.pair_bytes = 1500;
-            p.on_ack(k * 1000, &a);
-        }
+        feed_1g_pairs(&mut p);
         p.burst = 64;
         // 40 packets queued, less than the burst's 64.
         let lossy_round = |p: &mut Pda, lost: u64, now: Time| {
