@@ -149,7 +149,7 @@ class Result:
 
     @property
     def flows(self):
-        """Per-flow time series (flows.csv): t_s, flow, goodput_bps, cwnd_pkts, pacing_bps, rtt_s, in_flight_pkts."""
+        """Per-flow time series (flows.csv): t_s, flow, goodput_bps, cwnd_pkts, pacing_bps, rtt_s, in_flight_pkts, then the controllers' trace variables."""
         return self._table("flows")
 
     @property

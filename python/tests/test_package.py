@@ -18,8 +18,9 @@ def test_run_path_gives_frames_matching_the_files(tmp_path):
     out = tmp_path / "qs"
     r = dropless.run(QS, out=out)
     assert isinstance(r.flows, pd.DataFrame)
+    # The fixed columns, then the controller's trace variables (NewReno's ssthresh).
     assert list(r.flows.columns) == [
-        "t_s", "flow", "goodput_bps", "cwnd_pkts", "pacing_bps", "rtt_s", "in_flight_pkts",
+        "t_s", "flow", "goodput_bps", "cwnd_pkts", "pacing_bps", "rtt_s", "in_flight_pkts", "ssthresh",
     ]
     flows = r.summary["flows"]
     samples = r.flows["t_s"].nunique()

@@ -1780,14 +1780,8 @@ impl Controller for Pda {
             out.push(("search_judged", judged as f64));
             out.push(("search_host_limited", limited as f64));
         }
-        out.push((
-            "phase",
-            match self.phase {
-                Phase::Startup => 0.0,
-                Phase::Drain => 1.0,
-                Phase::Cruise => 2.0,
-            },
-        ));
+        out.push(("rate_bps", self.rate * 8.0));
+        out.push(("competing", f64::from(u8::from(self.competing))));
     }
 }
 

@@ -164,7 +164,7 @@ fn summary_with(
 /// A long-format table: column names and rows of optional floats.
 pub struct Columns {
     /// Column names.
-    pub names: Vec<&'static str>,
+    pub names: Vec<String>,
     /// Column data; `None` or NaN is missing.
     pub cols: Vec<Vec<f64>>,
     /// Columns holding integers (written without a decimal point).
@@ -183,10 +183,23 @@ fn whole_ns(t: f64) -> f64 {
     (t * 1e9).round() / 1e9
 }
 
+/// The flows table: one row per sample and flow, the fixed columns, then
+/// one column per controller trace variable any flow reported
+/// ([`dropless_cc::Controller::trace_vars`]: PDA's capacity estimate,
+/// FAST's alpha ...), empty where a flow's controller did not report it.
 pub(crate) fn flow_table(r: &SimResult) -> Columns {
     let s = &r.series;
     let n = s.t.len() * s.flows.len();
-    let mut cols: Vec<Vec<f64>> = (0..7).map(|_| Vec::with_capacity(n)).collect();
+    // The trace variables' names, in the order first reported.
+    let mut vars: Vec<&str> = Vec::new();
+    for fs in &s.flows {
+        for (name, _) in &fs.vars {
+            if !vars.contains(&name.as_str()) {
+                vars.push(name);
+            }
+        }
+    }
+    let mut cols: Vec<Vec<f64>> = (0..7 + vars.len()).map(|_| Vec::with_capacity(n)).collect();
     for (i, t) in s.t.iter().enumerate() {
         for (f, fs) in s.flows.iter().enumerate() {
             cols[0].push(whole_ns(*t));
@@ -196,20 +209,46 @@ pub(crate) fn flow_table(r: &SimResult) -> Columns {
             cols[4].push(fs.pacing_bps[i]);
             cols[5].push(fs.rtt_s[i]);
             cols[6].push(fs.in_flight[i]);
+            for (k, name) in vars.iter().enumerate() {
+                // Not finite (NewReno's ssthresh before the first loss) is
+                // missing, as the CSV writes it, so that every form of the
+                // table holds the same values.
+                let v = fs
+                    .var(name)
+                    .and_then(|c| c.get(i).copied())
+                    .filter(|v| v.is_finite())
+                    .unwrap_or(f64::NAN);
+                cols[7 + k].push(v);
+            }
         }
     }
+    let mut names: Vec<String> = [
+        "t_s",
+        "flow",
+        "goodput_bps",
+        "cwnd_pkts",
+        "pacing_bps",
+        "rtt_s",
+        "in_flight_pkts",
+    ]
+    .map(String::from)
+    .to_vec();
+    // Named as in `dropless send --trace`; a name that is already a fixed
+    // column's gets a `cc_` prefix.
+    let fixed = names.clone();
+    names.extend(vars.iter().map(|v| {
+        if fixed.iter().any(|f| f == v) {
+            format!("cc_{v}")
+        } else {
+            v.to_string()
+        }
+    }));
+    let mut int_cols = vec![false, true, false, false, false, false, true];
+    int_cols.resize(names.len(), false);
     Columns {
-        names: vec![
-            "t_s",
-            "flow",
-            "goodput_bps",
-            "cwnd_pkts",
-            "pacing_bps",
-            "rtt_s",
-            "in_flight_pkts",
-        ],
+        names,
         cols,
-        int_cols: vec![false, true, false, false, false, false, true],
+        int_cols,
     }
 }
 
@@ -232,7 +271,7 @@ pub(crate) fn link_table(r: &SimResult) -> Columns {
         }
     }
     Columns {
-        names: vec![
+        names: [
             "t_s",
             "link",
             "queue_pkts",
@@ -243,7 +282,9 @@ pub(crate) fn link_table(r: &SimResult) -> Columns {
             "marks",
             "departed",
             "red_avg_pkts",
-        ],
+        ]
+        .map(String::from)
+        .to_vec(),
         cols,
         int_cols: vec![
             false, true, true, false, true, false, true, true, true, false,
@@ -512,5 +553,63 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         let held = serde_json::to_string_pretty(&summary(&s, &r, 1.5, &files)).unwrap() + "\n";
         assert_eq!(streamed, held);
+    }
+
+    /// flows.csv carries each controller's trace variables as columns: a
+    /// PDA flow's capacity estimate beside a CUBIC flow's empty field, and
+    /// a variable named like a fixed column gets a `cc_` prefix.
+    #[test]
+    fn the_flows_table_holds_the_controllers_trace_variables() {
+        let text = include_str!("../../../scenarios/quickstart.toml");
+        let s = dropless_scenario::from_str(
+            text,
+            "quickstart.toml",
+            &[
+                "duration=1s".into(),
+                "flows[0].cc=pda".into(),
+                "flows[*].start=0s".into(),
+            ],
+        )
+        .unwrap();
+        let mut r = s.simulation().unwrap().run();
+        assert!(r.series.flows.len() >= 2, "the quick start has two flows");
+        let kinds: Vec<&str> = r.flows.iter().map(|f| f.cc.as_str()).collect();
+        let t = flow_table(&r);
+        let col = |name: &str| t.names.iter().position(|n| n == name);
+        let cap = col("capacity_bps").expect("PDA's capacity_bps column");
+        assert_eq!(t.names.len(), t.cols.len());
+        assert_eq!(t.int_cols.len(), t.cols.len());
+        let flows = r.series.flows.len();
+        let mut pda_values = 0;
+        for row in 0..t.rows() {
+            let f = t.cols[1][row] as usize;
+            let v = t.cols[cap][row];
+            if kinds[f] == "pda" {
+                pda_values += usize::from(v.is_finite());
+            } else {
+                assert!(
+                    v.is_nan(),
+                    "flow {f} ({}) has no capacity estimate",
+                    kinds[f]
+                );
+            }
+        }
+        assert!(pda_values > 0);
+        assert_eq!(t.rows(), r.series.t.len() * flows);
+        // Every trace column is aligned with the samples (PDA once
+        // reported `phase` twice per sample, and its column ran twice as
+        // long as the others).
+        let n = r.series.t.len();
+        for fs in &r.series.flows {
+            for (name, v) in &fs.vars {
+                assert_eq!(v.len(), n, "{name}");
+            }
+        }
+        // A trace variable named like a fixed column.
+        r.series.flows[0].vars.push(("rtt_s".into(), vec![1.0; n]));
+        let t = flow_table(&r);
+        assert_eq!(t.names.iter().filter(|n| *n == "rtt_s").count(), 1);
+        let k = t.names.iter().position(|n| n == "cc_rtt_s").unwrap();
+        assert_eq!(t.cols[k][0], 1.0);
     }
 }

@@ -938,7 +938,7 @@ fn write_trace(path: &Path, trace: &[(Option<usize>, &Interval)]) -> Result<(), 
     let mut int_cols: Vec<bool> = fixed.iter().map(|&(_, i)| i).collect();
     int_cols.resize(names.len(), false);
     let table = crate::output::Columns {
-        names,
+        names: names.into_iter().map(String::from).collect(),
         cols,
         int_cols,
     };

@@ -1618,7 +1618,14 @@ impl Simulation {
                             s.vars.len() - 1
                         }
                     };
-                    s.vars[col].1.push(v);
+                    // A name reported twice in one sample keeps its last
+                    // value (the column stays aligned with the samples).
+                    let c = &mut s.vars[col].1;
+                    if c.len() == n {
+                        c[n - 1] = v;
+                    } else {
+                        c.push(v);
+                    }
                 }
                 for (_, col) in &mut s.vars {
                     if col.len() < n {
