@@ -2,6 +2,7 @@
 //! Parquet files) read in one pass each and binned into at most
 //! [`MAX_POINTS`] points per line.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -22,29 +23,29 @@ enum Agg {
 /// A column to plot: its name, the factor to the plotted unit, and how it is
 /// binned.
 struct Metric {
-    col: &'static str,
+    col: Cow<'static, str>,
     scale: f64,
     agg: Agg,
 }
 
 const FLOW_METRICS: &[Metric] = &[
     Metric {
-        col: "goodput_bps",
+        col: Cow::Borrowed("goodput_bps"),
         scale: 1e-6,
         agg: Agg::Mean,
     },
     Metric {
-        col: "cwnd_pkts",
+        col: Cow::Borrowed("cwnd_pkts"),
         scale: 1.0,
         agg: Agg::Mean,
     },
     Metric {
-        col: "rtt_s",
+        col: Cow::Borrowed("rtt_s"),
         scale: 1e3,
         agg: Agg::Mean,
     },
     Metric {
-        col: "pacing_bps",
+        col: Cow::Borrowed("pacing_bps"),
         scale: 1e-6,
         agg: Agg::Mean,
     },
@@ -70,27 +71,27 @@ const FLOW_PLOTS: &[(usize, &str, &str, &str)] = &[
 
 const LINK_METRICS: &[Metric] = &[
     Metric {
-        col: "queue_pkts",
+        col: Cow::Borrowed("queue_pkts"),
         scale: 1.0,
         agg: Agg::Mean,
     },
     Metric {
-        col: "utilization",
+        col: Cow::Borrowed("utilization"),
         scale: 100.0,
         agg: Agg::Mean,
     },
     Metric {
-        col: "drops",
+        col: Cow::Borrowed("drops"),
         scale: 1.0,
         agg: Agg::Max,
     },
     Metric {
-        col: "aqm_drops",
+        col: Cow::Borrowed("aqm_drops"),
         scale: 1.0,
         agg: Agg::Max,
     },
     Metric {
-        col: "marks",
+        col: Cow::Borrowed("marks"),
         scale: 1.0,
         agg: Agg::Max,
     },
@@ -239,6 +240,77 @@ fn read_rows(
     Ok(())
 }
 
+/// The columns of `stem`.csv (else `stem`.parquet) in `dir`; empty when
+/// neither can be read.
+fn column_names(dir: &Path, stem: &str) -> Vec<String> {
+    let csv = dir.join(format!("{stem}.csv"));
+    if csv.is_file() {
+        return File::open(&csv)
+            .ok()
+            .and_then(|f| BufReader::new(f).lines().next())
+            .and_then(Result::ok)
+            .map(|h| h.trim_end().split(',').map(str::to_string).collect())
+            .unwrap_or_default();
+    }
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+    File::open(dir.join(format!("{stem}.parquet")))
+        .ok()
+        .and_then(|f| SerializedFileReader::new(f).ok())
+        .map(|r| {
+            r.metadata()
+                .file_metadata()
+                .schema_descr()
+                .columns()
+                .iter()
+                .map(|c| c.name().to_string())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The fixed columns of flows.csv (docs/summary-json.md); the columns after
+/// them are the controllers' trace variables.
+const FLOW_FIXED: [&str; 7] = [
+    "t_s",
+    "flow",
+    "goodput_bps",
+    "cwnd_pkts",
+    "pacing_bps",
+    "rtt_s",
+    "in_flight_pkts",
+];
+
+/// Most controller-variable plots on a page (PDA in search mode reports 20
+/// variables).
+pub(super) const MAX_VAR_PLOTS: usize = 12;
+
+/// A controller variable's plot: its metric (scaled to the unit its name's
+/// suffix gives), title and unit.
+fn var_metric(name: &str) -> (Metric, String, &'static str) {
+    let (scale, unit) = if name.ends_with("_bps") {
+        (1e-6, "Mbit/s")
+    } else if name.ends_with("_s") {
+        (1e3, "ms")
+    } else if name.ends_with("_mbps") {
+        (1.0, "Mbit/s")
+    } else if name.ends_with("_ms") {
+        (1.0, "ms")
+    } else if name.ends_with("_pkts") {
+        (1.0, "packets")
+    } else {
+        (1.0, "")
+    };
+    (
+        Metric {
+            col: Cow::Owned(name.to_string()),
+            scale,
+            agg: Agg::Mean,
+        },
+        format!("Controller: {name}"),
+        unit,
+    )
+}
+
 /// Bins the rows of `stem`.csv (else `stem`.parquet) in `dir`: samples
 /// `dt` apart, `k` per bucket; `group_of` maps the group column's value to
 /// and the time to a line (None: not drawn). None when neither file
@@ -262,7 +334,7 @@ fn bin(
         return Ok(None);
     };
     let mut want = vec!["t_s", group_col];
-    want.extend(metrics.iter().map(|m| m.col));
+    want.extend(metrics.iter().map(|m| m.col.as_ref()));
     let limit = 2 * MAX_POINTS + 2;
     let mut b = Binned {
         x: Vec::new(),
@@ -477,7 +549,40 @@ pub(super) fn run_plots(
             if grouped { "entries" } else { "flows" }
         ));
     }
-    match bin(dir, "flows", "flow", FLOW_METRICS, &*group_of, dt, k)? {
+    // The controllers' trace variables (the columns after the fixed ones).
+    let vars: Vec<String> = column_names(dir, "flows")
+        .into_iter()
+        .filter(|n| !FLOW_FIXED.contains(&n.as_str()))
+        .collect();
+    if vars.len() > MAX_VAR_PLOTS {
+        notes.push(format!(
+            "Only the first {MAX_VAR_PLOTS} of the controllers' {} trace variables are drawn (all are in flows.csv).",
+            vars.len()
+        ));
+    }
+    let mut flow_metrics: Vec<Metric> = FLOW_METRICS
+        .iter()
+        .map(|m| Metric {
+            col: m.col.clone(),
+            scale: m.scale,
+            agg: m.agg,
+        })
+        .collect();
+    let mut flow_plots: Vec<(usize, String, &str, String)> = FLOW_PLOTS
+        .iter()
+        .map(|&(m, t, u, e)| (m, t.to_string(), u, e.to_string()))
+        .collect();
+    for name in vars.iter().take(MAX_VAR_PLOTS) {
+        let (metric, title, unit) = var_metric(name);
+        flow_plots.push((
+            flow_metrics.len(),
+            title,
+            unit,
+            format!("no flow reported a finite {name}"),
+        ));
+        flow_metrics.push(metric);
+    }
+    match bin(dir, "flows", "flow", &flow_metrics, &*group_of, dt, k)? {
         None => notes.push(
             "Flow time series not available: no flows.csv or flows.parquet in this directory (the run had --series none or flow_series = false)."
                 .into(),
@@ -489,7 +594,8 @@ pub(super) fn run_plots(
             notes.extend(binning_note("flow", &b));
             let x = times(&b);
             let xs: Vec<f64> = b.x.iter().copied().filter(|x| !x.is_nan()).collect();
-            for &(m, title, unit, empty) in FLOW_PLOTS {
+            for (m, title, unit, empty) in &flow_plots {
+                let (m, unit) = (*m, *unit);
                 let shown: Vec<(&String, Vec<Option<f64>>)> = labels
                     .iter()
                     .enumerate()
@@ -502,7 +608,7 @@ pub(super) fn run_plots(
                     continue;
                 }
                 let per = xs.len().div_ceil(GOODPUT_POINTS).max(1);
-                let (x, shown) = if FLOW_METRICS[m].col == "goodput_bps" && per > 1 {
+                let (x, shown) = if flow_metrics[m].col == "goodput_bps" && per > 1 {
                     let lines: Vec<Vec<Option<f64>>> = shown.iter().map(|(_, v)| v.clone()).collect();
                     let (cx, cy) = coarsen(&xs, &lines, per);
                     notes.push(format!(
@@ -518,7 +624,13 @@ pub(super) fn run_plots(
                     .map(|(l, v)| json!({"label": l, "values": values(v)}))
                     .collect();
                 plots.push(json!({
-                    "id": FLOW_METRICS[m].col,
+                    // Controller variables' ids are prefixed: a variable
+                    // may be named like a link plot (`drops`).
+                    "id": if m < FLOW_METRICS.len() {
+                        flow_metrics[m].col.to_string()
+                    } else {
+                        format!("cc_{}", flow_metrics[m].col)
+                    },
                     "title": title,
                     "unit": unit,
                     "sync": "flows",
@@ -610,6 +722,69 @@ pub(super) fn run_plots(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The controllers' trace variables in flows.csv get plots of their
+    /// own, scaled by their names' units, ids prefixed; past
+    /// MAX_VAR_PLOTS a note says how many were left out.
+    #[test]
+    fn controller_variables_are_plotted() {
+        let d = std::env::temp_dir().join(format!("dropless-report-vars-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        let extra: Vec<String> = (0..MAX_VAR_PLOTS).map(|i| format!("v{i}")).collect();
+        let mut csv = format!(
+            "t_s,flow,goodput_bps,cwnd_pkts,pacing_bps,rtt_s,in_flight_pkts,capacity_bps,buffer_s,drops,{}\n",
+            extra.join(",")
+        );
+        for i in 1..=10 {
+            csv += &format!(
+                "{},0,1000000,10,,0.01,1,{},0.002,{i},{}\n",
+                i as f64 * 0.1,
+                i * 100_000_000,
+                ["1"; MAX_VAR_PLOTS].join(",")
+            );
+            // A flow whose controller reports none of them.
+            csv += &format!(
+                "{},1,1000000,10,,0.01,1,,,{},\n",
+                i as f64 * 0.1,
+                ",".repeat(MAX_VAR_PLOTS - 1)
+            );
+        }
+        std::fs::write(d.join("flows.csv"), csv).unwrap();
+        let flows = vec![
+            json!({"id": 0, "start_s": 0.0}),
+            json!({"id": 1, "start_s": 0.0}),
+        ];
+        let (plots, notes) = run_plots(&d, &flows, &[], 0.1, 1.0).unwrap();
+        std::fs::remove_dir_all(&d).unwrap();
+        let cap = plots.iter().find(|p| p["id"] == "cc_capacity_bps").unwrap();
+        assert_eq!(cap["unit"], "Mbit/s");
+        assert_eq!(cap["title"], "Controller: capacity_bps");
+        // Flow 1 reported nothing: one line, flow 0's, in Mbit/s.
+        let lines = cap["series"].as_array().unwrap();
+        assert_eq!(lines.len(), 1);
+        let first = lines[0]["values"][0].as_f64().unwrap();
+        assert!((first - 100.0).abs() < 1e-9, "{first}");
+        let buf = plots.iter().find(|p| p["id"] == "cc_buffer_s").unwrap();
+        assert_eq!(buf["unit"], "ms");
+        assert!((buf["series"][0]["values"][0].as_f64().unwrap() - 2.0).abs() < 1e-9);
+        // Named like a link plot, kept apart from it.
+        assert!(plots.iter().any(|p| p["id"] == "cc_drops"));
+        assert!(!plots.iter().any(|p| p["id"] == "drops"));
+        // 3 + MAX_VAR_PLOTS variables: only MAX_VAR_PLOTS drawn, and said so.
+        let drawn = plots
+            .iter()
+            .filter(|p| p["id"].as_str().unwrap().starts_with("cc_"))
+            .count();
+        assert_eq!(drawn, MAX_VAR_PLOTS);
+        let total = 3 + MAX_VAR_PLOTS;
+        assert!(
+            notes
+                .iter()
+                .any(|n| n.contains(&format!("{MAX_VAR_PLOTS} of the controllers' {total}"))),
+            "{notes:?}"
+        );
+    }
 
     /// Issue 37: the goodput plot is averaged to at most GOODPUT_POINTS
     /// points (as the PNG), the window plot keeps its samples.
