@@ -183,6 +183,18 @@ fn whole_ns(t: f64) -> f64 {
     (t * 1e9).round() / 1e9
 }
 
+/// The fixed columns of flows.csv (docs/summary-json.md); the columns after
+/// them are the controllers' trace variables.
+pub(crate) const FLOW_COLUMNS: [&str; 7] = [
+    "t_s",
+    "flow",
+    "goodput_bps",
+    "cwnd_pkts",
+    "pacing_bps",
+    "rtt_s",
+    "in_flight_pkts",
+];
+
 /// The flows table: one row per sample and flow, the fixed columns, then
 /// one column per controller trace variable any flow reported
 /// ([`dropless_cc::Controller::trace_vars`]: PDA's capacity estimate,
@@ -222,17 +234,7 @@ pub(crate) fn flow_table(r: &SimResult) -> Columns {
             }
         }
     }
-    let mut names: Vec<String> = [
-        "t_s",
-        "flow",
-        "goodput_bps",
-        "cwnd_pkts",
-        "pacing_bps",
-        "rtt_s",
-        "in_flight_pkts",
-    ]
-    .map(String::from)
-    .to_vec();
+    let mut names: Vec<String> = FLOW_COLUMNS.map(String::from).to_vec();
     // Named as in `dropless send --trace`; a name that is already a fixed
     // column's gets a `cc_` prefix.
     let fixed = names.clone();

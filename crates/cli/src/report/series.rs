@@ -268,18 +268,6 @@ fn column_names(dir: &Path, stem: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The fixed columns of flows.csv (docs/summary-json.md); the columns after
-/// them are the controllers' trace variables.
-const FLOW_FIXED: [&str; 7] = [
-    "t_s",
-    "flow",
-    "goodput_bps",
-    "cwnd_pkts",
-    "pacing_bps",
-    "rtt_s",
-    "in_flight_pkts",
-];
-
 /// Most controller-variable plots on a page (PDA in search mode reports 20
 /// variables).
 pub(super) const MAX_VAR_PLOTS: usize = 12;
@@ -552,7 +540,7 @@ pub(super) fn run_plots(
     // The controllers' trace variables (the columns after the fixed ones).
     let vars: Vec<String> = column_names(dir, "flows")
         .into_iter()
-        .filter(|n| !FLOW_FIXED.contains(&n.as_str()))
+        .filter(|n| !crate::output::FLOW_COLUMNS.contains(&n.as_str()))
         .collect();
     if vars.len() > MAX_VAR_PLOTS {
         notes.push(format!(
