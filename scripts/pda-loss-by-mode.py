@@ -14,6 +14,8 @@ competitor it takes for one that does not yield):
 
     scripts/pda-loss-by-mode.py                    (the cases below)
     scripts/pda-loss-by-mode.py 8:80ms:0s 4:80ms:10s   (flows:rtt:stagger)
+    scripts/pda-loss-by-mode.py --set flows[0].params.count_yield=true
+                                        (more --set, passed to dropless run)
 
 Needs `dropless` on PATH or target/release/dropless (cargo build --release).
 """
@@ -40,7 +42,7 @@ def dropless():
     return found
 
 
-def case(spec, out):
+def case(spec, out, sets):
     try:
         n, rtt, stagger = spec.split(":")
         n = int(n)
@@ -55,7 +57,10 @@ def case(spec, out):
         "--set", "flow_series=true", "--set", "sample=20ms",
         "-o", out, "-f", "--no-plots", "--series", "csv", "-q",
     ]
-    subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+    for kv in sets:
+        args += ["--set", kv]
+    if subprocess.run(args, stdout=subprocess.DEVNULL).returncode != 0:
+        sys.exit(f"pda-loss-by-mode.py: dropless run failed for case {spec} (its message is above)")
     by = collections.defaultdict(list)
     for r in csv.DictReader(open(os.path.join(out, "flows.csv"))):
         by[r["t_s"]].append(r)
@@ -77,10 +82,19 @@ def case(spec, out):
 
 
 def main():
-    cases = sys.argv[1:] or CASES
+    cases, sets = [], []
+    args = sys.argv[1:]
+    while args:
+        a = args.pop(0)
+        if a == "--set":
+            if not args:
+                sys.exit("pda-loss-by-mode.py: --set needs KEY=VALUE")
+            sets.append(args.pop(0))
+        else:
+            cases.append(a)
     with tempfile.TemporaryDirectory() as tmp:
-        for i, spec in enumerate(cases):
-            case(spec, os.path.join(tmp, f"case{i}"))
+        for i, spec in enumerate(cases or CASES):
+            case(spec, os.path.join(tmp, f"case{i}"), sets)
 
 
 if __name__ == "__main__":
