@@ -237,9 +237,8 @@ pub(crate) fn flow_table(r: &SimResult) -> Columns {
     let mut names: Vec<String> = FLOW_COLUMNS.map(String::from).to_vec();
     // Named as in `dropless send --trace`; a name that is already a fixed
     // column's gets a `cc_` prefix.
-    let fixed = names.clone();
     names.extend(vars.iter().map(|v| {
-        if fixed.iter().any(|f| f == v) {
+        if FLOW_COLUMNS.contains(v) {
             format!("cc_{v}")
         } else {
             v.to_string()

@@ -22,6 +22,7 @@ enum Agg {
 
 /// A column to plot: its name, the factor to the plotted unit, and how it is
 /// binned.
+#[derive(Clone)]
 struct Metric {
     col: Cow<'static, str>,
     scale: f64,
@@ -168,14 +169,7 @@ fn read_rows(
         let err = |e: &dyn std::fmt::Display| format!("{fname}: cannot read: {e}");
         let file = File::open(path).map_err(|e| err(&e))?;
         let r = SerializedFileReader::new(file).map_err(|e| err(&e))?;
-        let names: Vec<String> = r
-            .metadata()
-            .file_metadata()
-            .schema_descr()
-            .columns()
-            .iter()
-            .map(|c| c.name().to_string())
-            .collect();
+        let names = parquet_names(&r);
         let idx = resolve(&names)?;
         let mut row_vals = vec![None; names.len()];
         for row in r.get_row_iter(None).map_err(|e| err(&e))? {
@@ -203,7 +197,7 @@ fn read_rows(
         Some(h) => h.map_err(|e| format!("{fname}: cannot read: {e}"))?,
         None => return Err(format!("{fname}: empty; expected a header line")),
     };
-    let names: Vec<String> = header.trim_end().split(',').map(str::to_string).collect();
+    let names = csv_names(&header);
     let idx = resolve(&names)?;
     // For each column of the file, which wanted value it is.
     let mut wanted_at = vec![None; names.len()];
@@ -240,6 +234,23 @@ fn read_rows(
     Ok(())
 }
 
+/// The column names of a CSV header line.
+fn csv_names(header: &str) -> Vec<String> {
+    header.trim_end().split(',').map(str::to_string).collect()
+}
+
+/// The column names of a Parquet file.
+fn parquet_names(r: &parquet::file::reader::SerializedFileReader<File>) -> Vec<String> {
+    use parquet::file::reader::FileReader;
+    r.metadata()
+        .file_metadata()
+        .schema_descr()
+        .columns()
+        .iter()
+        .map(|c| c.name().to_string())
+        .collect()
+}
+
 /// The columns of `stem`.csv (else `stem`.parquet) in `dir`; empty when
 /// neither can be read.
 fn column_names(dir: &Path, stem: &str) -> Vec<String> {
@@ -249,28 +260,19 @@ fn column_names(dir: &Path, stem: &str) -> Vec<String> {
             .ok()
             .and_then(|f| BufReader::new(f).lines().next())
             .and_then(Result::ok)
-            .map(|h| h.trim_end().split(',').map(str::to_string).collect())
+            .map(|h| csv_names(&h))
             .unwrap_or_default();
     }
-    use parquet::file::reader::{FileReader, SerializedFileReader};
     File::open(dir.join(format!("{stem}.parquet")))
         .ok()
-        .and_then(|f| SerializedFileReader::new(f).ok())
-        .map(|r| {
-            r.metadata()
-                .file_metadata()
-                .schema_descr()
-                .columns()
-                .iter()
-                .map(|c| c.name().to_string())
-                .collect()
-        })
+        .and_then(|f| parquet::file::reader::SerializedFileReader::new(f).ok())
+        .map(|r| parquet_names(&r))
         .unwrap_or_default()
 }
 
 /// Most controller-variable plots on a page (PDA in search mode reports 20
 /// variables).
-pub(super) const MAX_VAR_PLOTS: usize = 12;
+const MAX_VAR_PLOTS: usize = 12;
 
 /// A controller variable's plot: its metric (scaled to the unit its name's
 /// suffix gives), title and unit.
@@ -548,14 +550,7 @@ pub(super) fn run_plots(
             vars.len()
         ));
     }
-    let mut flow_metrics: Vec<Metric> = FLOW_METRICS
-        .iter()
-        .map(|m| Metric {
-            col: m.col.clone(),
-            scale: m.scale,
-            agg: m.agg,
-        })
-        .collect();
+    let mut flow_metrics: Vec<Metric> = FLOW_METRICS.to_vec();
     let mut flow_plots: Vec<(usize, String, &str, String)> = FLOW_PLOTS
         .iter()
         .map(|&(m, t, u, e)| (m, t.to_string(), u, e.to_string()))
