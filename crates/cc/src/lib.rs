@@ -45,6 +45,7 @@ pub mod maxnet;
 pub mod newreno;
 pub mod paced;
 pub mod pda;
+pub mod pda_share;
 pub mod pda_shuffle;
 pub mod price_map;
 pub mod price_source;
