@@ -83,7 +83,7 @@ impl Decoder {
     }
 
     /// One packet with its ECN codepoint: not-ECT and CE carry no price and
-    /// are skipped (the note's [ASSUMPTION] in §2.2).
+    /// are skipped (the note's \[ASSUMPTION\] in §2.2).
     pub fn observe_ecn(&mut self, i: f64, ecn: u8) {
         match ecn {
             UNMARKED => self.observe(i, false),

@@ -16,7 +16,7 @@ pub fn maxnet_level(p: f64, q: f64) -> u64 {
 }
 
 /// The cost a MaxNet level stands for: `q^m - q`, the level's upper edge
-/// (reference note §4.1 [DERIVED]).
+/// (reference note §4.1 \[DERIVED\]).
 pub fn maxnet_cost(m: u64, q: f64) -> f64 {
     q.powf(m as f64) - q
 }
