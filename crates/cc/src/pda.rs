@@ -294,7 +294,7 @@
 
 use crate::avail_search::{AvailSearch, SearchConfig};
 use crate::estimator::CapacityEstimator;
-use crate::pda_share::{pace, Share, ShareRound, ShareVerdict};
+use crate::pda_share::{pace, Share, ShareRound, ShareVerdict, SHARE_GAMMA};
 use crate::pda_shuffle::{
     fit_after_probe, Action as ShuffleAction, Echo, ProbeEcho, Round as ShuffleRound, Shuffle,
     ShuffleConfig,
@@ -433,11 +433,12 @@ pub struct PdaConfig {
     /// the module doc; false: on the 24 cases of shuffle.toml it met both
     /// bars in 6, against 7 without it).
     pub probe_fit: bool,
-    /// Flows that outlast their yields share by delay instead of taking
-    /// each other for a competitor that does not yield: each keeps
-    /// `share_alpha` packets queued, FAST's rule, until a loss at the
-    /// brim of the measured buffer shows a competitor that does not yield
-    /// ([`crate::pda_share`]; true).
+    /// A standing queue that outlasts the seed's yield is shared by delay
+    /// instead of balanced against: the flow keeps `share_alpha` of the
+    /// smaller of its base RTT and the measured buffer queued, FAST's
+    /// rule, until a loss at the brim of the measured buffer shows a
+    /// competitor that does not yield ([`crate::pda_share`]; false: it
+    /// yields to TCP, see the module doc).
     pub delay_share: bool,
     /// Fraction of the smaller of the base RTT and the measured buffer
     /// that a sharing flow keeps queued (1/16: eight flows hold half of a
@@ -704,9 +705,8 @@ pub struct Pda {
     /// The latest probe step, for the rounds its queue can show in
     /// (`probe_fit`).
     probe_echo: ProbeEcho,
-    /// Sharing by delay with flows that yield too (`delay_share`).
-    sharing: bool,
-    /// The sharing window, bytes (0: not sharing).
+    /// The window of sharing by delay (`delay_share`), bytes: positive
+    /// while sharing, 0 otherwise ([`Pda::sharing`]).
     share_w: f64,
     /// Rounds since sharing started.
     share_rounds: u32,
@@ -784,7 +784,6 @@ impl Pda {
             yielded_from: 0.0,
             load_from: 0.0,
             probe_echo: ProbeEcho::default(),
-            sharing: false,
             share_w: 0.0,
             share_rounds: 0,
             share_backoff: 0,
@@ -950,7 +949,6 @@ impl Pda {
             self.round_lost >= 3 && self.round_lost as f64 > self.cfg.loss_confirm * sent as f64;
         let buf_before = self.buf_q;
         self.measure_buffer(qmax, self.round_lost > 0, heavy);
-
         self.prev_qmax = qmax;
         let qt = self.q_thresh();
         let bq = self.burst_queue();
@@ -1026,7 +1024,7 @@ impl Pda {
                 let echo = self.probe_echo(qmin > qt, d, c);
                 let own = qmin > qt && c > 0.0 && self.round_rate >= c * (1.0 - self.cfg.margin);
                 let quiet = qmax.saturating_sub(bq) < qt / 2;
-                if self.sharing {
+                if self.sharing() {
                     self.share_round(qmin, qmax, c, buf_before);
                 } else if !own && self.shuffle_round(now, qmin > qt, quiet, d, c) {
                     // The shuffle decided the round (pda_shuffle).
@@ -1083,8 +1081,8 @@ impl Pda {
                         // delay until a loss at the brim tells (pda_share).
                         // (After two yields instead, as the balance below
                         // waits: 20 of shuffle.toml's 24 cases met both
-                        // bars; at once, without the seed's yield: 20.)
-                        self.sharing = true;
+                        // bars; at once, without the seed's yield: 20; both
+                        // measured before the grace and the back-off below.)
                         self.pulse = Pulse::default();
                         self.share_round(qmin, qmax, c, buf_before);
                     } else if self.yielded == 0 {
@@ -1290,15 +1288,21 @@ impl Pda {
 }
 
 impl Pda {
-    /// A round of sharing by delay ([`crate::pda_share`]), with the round's
-    /// smallest and largest queueing delays `qmin`, `qmax` and the
-    /// capacity `c`: FAST's rule, or balance once a loss at the brim shows
-    /// a competitor that does not yield (then no sharing for
-    /// `NO_SHARE_ROUNDS`).
+    /// Whether the flow shares by delay ([`crate::pda_share`]).
+    fn sharing(&self) -> bool {
+        self.share_w > 0.0
+    }
+
+    /// A round of sharing by delay ([`crate::pda_share`]; the first one
+    /// starts it), with the round's smallest and largest queueing delays
+    /// `qmin`, `qmax`, the capacity `c` and the buffer as measured before
+    /// the round: FAST's rule, or balance once a loss at the brim shows a
+    /// competitor that does not yield (then no sharing for
+    /// `NO_SHARE_ROUNDS`, doubled each time sharing ends early).
     fn share_round(&mut self, qmin: Time, qmax: Time, c: f64, buf_before: Option<Time>) {
         let share = Share {
             alpha_frac: self.cfg.share_alpha,
-            gamma: 0.5,
+            gamma: SHARE_GAMMA,
         };
         if self.share_w <= 0.0 {
             // Entering: the window the pace keeps in flight.
@@ -1334,7 +1338,6 @@ impl Pda {
                 self.share_pace(qmin);
             }
             ShareVerdict::Balance => {
-                self.sharing = false;
                 self.share_w = 0.0;
                 self.no_share_until = self.rounds + (NO_SHARE_ROUNDS << self.share_backoff);
                 self.share_backoff = (self.share_backoff + 1).min(NO_SHARE_MAX_DOUBLINGS);
@@ -1717,7 +1720,7 @@ impl Controller for Pda {
                     self.set_rate(self.avail * (1.0 - self.cfg.margin));
                     self.enter_cruise();
                 }
-                Phase::Cruise if self.sharing && self.share_w > 0.0 => {
+                Phase::Cruise if self.sharing() => {
                     self.share_pace(q.saturating_sub(self.burst_queue()));
                 }
                 Phase::Cruise if self.pulse.started => self.on_pulse_rtt(now, rtt),
@@ -1804,7 +1807,7 @@ impl Controller for Pda {
             }
         }
         let q = self.last_rtt.saturating_sub(self.base_rtt);
-        if q <= self.q_thresh() || self.competing || self.sharing {
+        if q <= self.q_thresh() || self.competing || self.sharing() {
             // Random or AQM loss (the bandwidth estimate does not confirm
             // congestion), or a loss in a queue a non-yielding competitor
             // keeps full (backing off would only hand it the link), or
@@ -1935,7 +1938,7 @@ impl Controller for Pda {
         }
         out.push(("rate_bps", self.rate * 8.0));
         out.push(("competing", f64::from(u8::from(self.competing))));
-        out.push(("sharing", f64::from(u8::from(self.sharing))));
+        out.push(("sharing", f64::from(u8::from(self.sharing()))));
     }
 }
 
@@ -2203,6 +2206,93 @@ mod tests {
         assert!((available_bandwidth(100.0, 30.0, 30.0) - 30.0).abs() < 1e-9);
         // Unknown capacity: the delivery rate.
         assert_eq!(available_bandwidth(0.0, 80.0, 50.0), 50.0);
+    }
+
+    /// A PDA in cruise at 450 Mb/s on the 1 Gb/s, 50-ms path that has
+    /// yielded once to a standing queue, with `delay_share` as given.
+    fn after_one_yield(delay_share: bool) -> Pda {
+        let mut p = Pda::new(
+            PdaConfig {
+                delay_share,
+                ..PdaConfig::default()
+            },
+            &ConnInfo {
+                mss: 1460,
+                wire_size: 1500,
+                seed: 0,
+            },
+        );
+        p.phase = Phase::Cruise;
+        on_1g_50ms_path(&mut p);
+        p.rate = 450e6 / 8.0;
+        p.yielded = 1;
+        p
+    }
+
+    /// Ends a round of 1,000 packets acknowledged and `lost` lost whose
+    /// queueing delays ran from `qmin` to `qmax`.
+    fn queued_round(p: &mut Pda, qmin: Time, qmax: Time, lost: u64) {
+        let base = p.base_rtt;
+        p.round_min_rtt = base + qmin;
+        p.round_max_rtt = base + qmax;
+        p.round_acked = 1000;
+        p.round_lost = lost;
+        p.round_rate = p.rate;
+        let now = p.round_start + base + qmax;
+        p.end_round(now, &ack(base + qmax, 1000, 0, 1));
+    }
+
+    fn traced(p: &Pda, name: &str) -> f64 {
+        let mut vars = Vec::new();
+        p.trace_vars(&mut vars);
+        vars.iter().find(|(n, _)| *n == name).unwrap().1
+    }
+
+    #[test]
+    fn a_queue_that_outlasts_the_yield_is_shared_by_delay_until_a_loss_at_the_brim() {
+        // 10 ms of standing queue, above the 2.5-ms threshold of 50 ms.
+        let ms = MILLISECOND;
+        let mut off = after_one_yield(false);
+        queued_round(&mut off, 10 * ms, 11 * ms, 0);
+        assert_eq!(traced(&off, "sharing"), 0.0);
+        assert_eq!(off.yielded, 2, "without it, the yield count goes on");
+
+        let mut p = after_one_yield(true);
+        let before = p.rate;
+        queued_round(&mut p, 10 * ms, 11 * ms, 0);
+        assert_eq!(traced(&p, "sharing"), 1.0);
+        assert_eq!(traced(&p, "competing"), 0.0);
+        // FAST's rule with 10 ms queued above a 50-ms base RTT: the window
+        // moves half-way to 5/6 of itself plus alpha (1/16 of 50 ms at
+        // 1 Gb/s, 390.6 kB), and the pace is the window over 60 ms.
+        let w0 = before * 0.06;
+        let w = w0 + 0.5 * (w0 * 50.0 / 60.0 + 125e6 * 0.05 / 16.0 - w0);
+        assert!((p.share_w - w).abs() < 1.0, "{} vs {w}", p.share_w);
+        assert!(
+            (p.rate - w / 0.06).abs() < 1.0,
+            "{} vs {}",
+            p.rate,
+            w / 0.06
+        );
+
+        // A buffer measured at 12 ms: losses at its brim (11 ms) within
+        // the grace do not end sharing; the first one after it does.
+        p.buf_q = Some(12 * ms);
+        for _ in 1..SHARE_GRACE {
+            queued_round(&mut p, 10 * ms, 11 * ms, 1);
+            assert_eq!(traced(&p, "sharing"), 1.0);
+        }
+        // A loss in a short queue is random: still sharing.
+        queued_round(&mut p, ms / 2, ms, 1);
+        assert_eq!(traced(&p, "sharing"), 1.0);
+        queued_round(&mut p, 10 * ms, 11 * ms, 1);
+        assert_eq!(traced(&p, "sharing"), 0.0);
+        assert_eq!(traced(&p, "competing"), 1.0);
+        // And a standing queue does not start it again for 16 rounds.
+        p.competing = false;
+        p.yielded = 1;
+        queued_round(&mut p, 10 * ms, 11 * ms, 0);
+        assert_eq!(traced(&p, "sharing"), 0.0);
     }
 
     fn ack(now_rtt: Time, delivered: u64, at_send: u64, acked: u32) -> AckSample {

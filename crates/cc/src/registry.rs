@@ -349,7 +349,7 @@ static SPECS: &[CcSpec] = &[
             "pulse" = 1.0, "1: a cruise probe above half the capacity is a pulse whose excess over the pace is at most one MBS, judged by the queueing delay it adds; 0: the probe raises the pace by probe_gain and keeps it";
             "probe_fit" = 0.0, "1: a standing queue within 6 rounds of the flow's own probe step, or with arrivals at most two probe steps above the capacity, is a probe's (the flow's or a peer's): scale the pace so the link's arrivals fit below the margin and let the queue drain, instead of yielding the table's step; 0: yield it as new traffic";
             "startup_load" = 1.0, "1: start-up's increases above startup_jump x the capacity are pulses whose excess over the pace is one MBS, each judged by the queueing delay it adds before the pace moves; 0: the start-up rate is raised for a whole round trip";
-            "delay_share" = 0.0, "1: flows whose standing queue outlasts their yields share by delay, each keeping share_alpha packets queued (FAST's rule), until a loss at the brim of the measured buffer shows a competitor that does not yield; 0: balance towards half the capacity at once";
+            "delay_share" = 0.0, "1: flows whose standing queue outlasts their yields share by delay, each keeping share_alpha of the smaller of its base RTT and the measured buffer queued (FAST's rule), until a loss at the brim of the measured buffer shows a competitor that does not yield; 0: balance towards half the capacity at once";
             "share_alpha" = 0.0625, "fraction of the smaller of the base RTT and the measured buffer that a flow sharing by delay keeps queued, in (0, 1]";
         ),
     },
