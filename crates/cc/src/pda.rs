@@ -106,6 +106,30 @@
 //!   doubles the quiet rounds the next probe waits
 //!   for (up to `probe_rounds` x 2^`max_backoff`); a probe with no loss
 //!   since the one before halves the wait.
+//! * **Delay noise** (the seed is silent: its testbed's RTT samples were
+//!   clean). A real host delays RTT samples by up to milliseconds (a busy
+//!   receive path, late ACKs; docs/reports/pda-real.md), and a delay is
+//!   then not a queue. Three rules keep the noise from reading as one;
+//!   with `ack_jitter` of 2 ms on the 80-ms, 1 Gb/s path with random loss
+//!   1e-4 (experiments/pda/random-loss-jitter.toml) PDA went from 213 to
+//!   954 Mb/s, with BBR at 950:
+//!   - the buffer's first measure needs a lossy round's queue beyond 5/4
+//!     of the largest that rounds without loss or standing queue showed
+//!     (a drop-tail buffer drops only a queue deeper than any it held
+//!     without loss; before, a random loss in a round the noise had raised
+//!     to 1.8 ms set `B` there, the threshold inside the noise);
+//!   - the queue a loss meets is the smallest of the last four RTT samples
+//!     (a spike raises one sample or a few, a queue all of them);
+//!   - a pulse's rise counts only beyond twice the same statistic taken
+//!     between the two halves of its baseline, where nothing was added
+//!     (or its running mean over earlier pulses), and a start-up pulse
+//!     that reads the room below the pace its baseline held without a
+//!     queue contradicts that baseline: start-up loads again, up to
+//!     `LOAD_RETRIES` times.
+//!
+//!   Noise as deep as the threshold itself still reads as a queue: with
+//!   4 ms of jitter at 80 ms (the threshold is 4 ms) 487 Mb/s, 8 ms 423;
+//!   at 500 Mb/s and 50 ms (2.5 ms) 4 ms of jitter gave 226 of 500.
 //! * **Loss is retransmitted, not punished**: a loss while the queueing
 //!   delay is below `q_thresh` (random or AQM loss: the bandwidth estimate
 //!   does not confirm congestion) changes nothing; a loss with the queue
@@ -318,6 +342,12 @@ const PAIR_SAMPLES: usize = 32;
 /// sharing ends so within `SHARE_KEPT` rounds of starting, up to 16 x 2^4
 /// (a competitor that does not yield ends it at its every sawtooth; a PDA
 /// newcomer's start-up overshoot that ended it among PDA flows is rare).
+/// RTT samples a loss's queue is read from: the smallest of the last four
+/// (a host's delay spike raises one sample, or a few; a queue raises all).
+const RECENT_RTTS: usize = 4;
+/// Start-up pulses whose reading contradicts their baseline that are
+/// loaded again before one is believed.
+const LOAD_RETRIES: u32 = 2;
 const NO_SHARE_ROUNDS: u64 = 16;
 const NO_SHARE_MAX_DOUBLINGS: u32 = 4;
 /// Rounds of sharing after which the doubling above is forgotten.
@@ -592,6 +622,10 @@ struct Pulse {
     q: Time,
     pre_n: u32,
     n: u32,
+    /// The baseline's second half (sent within half the pulse's length
+    /// before it): its sum and count.
+    pre_q_late: Time,
+    pre_n_late: u32,
 }
 
 /// The PDA controller.
@@ -651,6 +685,14 @@ pub struct Pda {
     round_max_rtt: Time,
     /// The last complete round's largest queueing delay.
     prev_qmax: Time,
+    /// The largest queueing delay of a round that lost nothing and had no
+    /// standing queue (its smallest delay under half the threshold): how
+    /// high the path's delay noise reaches without overflow.
+    clean_qmax: Time,
+    /// The last `RECENT_RTTS` RTT samples (a ring), for the queue a loss
+    /// meets.
+    recent_rtt: [Time; RECENT_RTTS],
+    recent_n: usize,
     round_rate: f64,
     rounds: u64,
     quiet: u32,
@@ -705,6 +747,11 @@ pub struct Pda {
     /// The latest probe step, for the rounds its queue can show in
     /// (`probe_fit`).
     probe_echo: ProbeEcho,
+    /// Start-up pulses in a row whose reading contradicted their baseline.
+    load_retries: u32,
+    /// Running mean of the pulses' null rises (the statistic between the
+    /// two halves of a baseline), nanoseconds: the delay noise.
+    pulse_noise: Time,
     /// The window of sharing by delay (`delay_share`), bytes: positive
     /// while sharing, 0 otherwise ([`Pda::sharing`]).
     share_w: f64,
@@ -753,6 +800,11 @@ impl Pda {
             round_min_rtt: Time::MAX,
             round_max_rtt: 0,
             prev_qmax: 0,
+            clean_qmax: 0,
+            pulse_noise: 0,
+            load_retries: 0,
+            recent_rtt: [0; RECENT_RTTS],
+            recent_n: 0,
             round_rate: 0.0,
             rounds: 0,
             quiet: 0,
@@ -851,13 +903,31 @@ impl Pda {
     /// `loss_confirm` (a buffer shallower than the burst).
     fn measure_buffer(&mut self, qmax: Time, lost: bool, heavy: bool) {
         let pkt = self.pkt_time();
-        let overflow = lost && qmax >= 2 * pkt && (heavy || qmax > self.burst_queue());
+        let overflow = lost
+            && qmax >= 2 * pkt
+            && (heavy || (qmax > self.burst_queue() && self.above_noise(qmax)));
         match self.buf_q {
             Some(b) => self.buf_q = Some(b.max(qmax)),
             None if overflow => self.buf_q = Some(qmax),
             None => {}
         }
         self.burst = self.burst.min(self.mbs_cap());
+    }
+
+    /// Whether a round's largest queueing delay `qmax` is beyond the
+    /// path's delay noise: beyond the flow's own burst queue by more than
+    /// 5/4 of the most that rounds without loss or standing queue showed.
+    fn above_noise(&self, qmax: Time) -> bool {
+        let noise = self.clean_qmax + self.clean_qmax / 4;
+        qmax.saturating_sub(self.burst_queue()) > noise
+    }
+
+    /// The queue a loss meets: the smallest queueing delay of the last
+    /// `RECENT_RTTS` samples.
+    fn loss_queue(&self) -> Time {
+        let n = self.recent_n.min(RECENT_RTTS);
+        let low = self.recent_rtt[..n].iter().copied().min().unwrap_or(0);
+        low.saturating_sub(self.base_rtt)
     }
 
     /// Capacity estimate, bytes/s (0 before the first burst sample): the
@@ -952,6 +1022,9 @@ impl Pda {
         self.prev_qmax = qmax;
         let qt = self.q_thresh();
         let bq = self.burst_queue();
+        if self.round_lost == 0 && qmin < qt / 2 {
+            self.clean_qmax = self.clean_qmax.max(qmax.saturating_sub(bq));
+        }
         self.rounds += 1;
         self.since_loss += 1;
         // Against a competitor that does not yield, losses in its full
@@ -1493,6 +1566,10 @@ impl Pda {
             if st + p.len >= p.t0 {
                 p.pre_q += q;
                 p.pre_n += 1;
+                if st + p.len / 2 >= p.t0 {
+                    p.pre_q_late += q;
+                    p.pre_n_late += 1;
+                }
             }
             return;
         }
@@ -1517,6 +1594,29 @@ impl Pda {
         let mean = |sum: Time, n: u32| sum / Time::from(n);
         let rise = (2 * mean(p.q, p.n).saturating_sub(mean(p.pre_q, p.pre_n)))
             .saturating_sub(self.pkt_time());
+        // The same statistic between the baseline's two halves, where no
+        // pulse was sent, is the path's delay noise: a rise within twice
+        // it (or twice the running mean of it over earlier pulses) is not
+        // the pulse's queue. With a host's noise on the RTT samples (up to
+        // 2 ms on the 80-ms path of random-loss-jitter.toml) the means of
+        // the pulse and its baseline differed by 0.1 ms either way, which
+        // read as an available bandwidth below the pace: start-up ended
+        // at half the capacity and half the probes failed. The noise is
+        // correlated from sample to sample (a late ACK delays the ones
+        // behind it), so the samples' own variance understates it; the
+        // halves measure it as it is. Without host noise the halves hold
+        // the same bursts and differ by little.
+        let pre_early_n = p.pre_n - p.pre_n_late;
+        let null = if p.pre_n_late > 0 && pre_early_n > 0 {
+            let early = mean(p.pre_q - p.pre_q_late, pre_early_n);
+            let late = mean(p.pre_q_late, p.pre_n_late);
+            2 * early.abs_diff(late)
+        } else {
+            0
+        };
+        let noise = null.max(self.pulse_noise);
+        self.pulse_noise = (3 * self.pulse_noise + null) / 4;
+        let rise = if rise <= 2 * noise { 0 } else { rise };
         let to = p.from + p.step;
         let dur = (p.t1 - p.t0).max(1) as f64 * 1e-9;
         let a = (to - rise as f64 * 1e-9 * c / dur).clamp(0.0, to);
@@ -1545,10 +1645,23 @@ impl Pda {
     /// below the estimate, so there is nothing to drain.
     fn load_verdict(&mut self, rise: Time, to: f64, r: f64) {
         if rise == 0 {
+            self.load_retries = 0;
             self.set_rate(to);
             self.burst = (self.burst * 2).min(self.mbs_cap());
             return;
         }
+        if r <= self.rate && self.load_retries < LOAD_RETRIES {
+            // The pulse read the room below the pace its baseline held
+            // without a queue: the reading contradicts its baseline, it is
+            // the delay noise's, not the pulse's queue. Start-up goes on
+            // and loads again next round. (With random-loss-jitter.toml's
+            // 2 ms of ACK jitter the first pulse from 500 to 980 Mb/s read
+            // 394 Mb/s, and start-up ended at 500.) Noise that misleads
+            // every pulse still ends it after `LOAD_RETRIES`.
+            self.load_retries += 1;
+            return;
+        }
+        self.load_retries = 0;
         if r > self.rate {
             self.load_from = self.rate;
             self.set_rate(r);
@@ -1665,6 +1778,8 @@ impl Controller for Pda {
         self.srtt = ack.srtt;
         if let Some(rtt) = ack.rtt {
             self.last_rtt = rtt;
+            self.recent_rtt[self.recent_n % RECENT_RTTS] = rtt;
+            self.recent_n += 1;
             if self.base_rtt == 0 || rtt < self.base_rtt {
                 self.base_rtt = rtt;
             }
@@ -1781,7 +1896,7 @@ impl Controller for Pda {
                 .saturating_sub(self.base_rtt)
                 .max(self.prev_qmax);
             let bq = self.burst_queue();
-            if bq > 0 && qmax > bq {
+            if bq > 0 && qmax > bq && self.above_noise(qmax) {
                 self.buf_q = Some(self.buf_q.unwrap_or(0).max(qmax));
                 self.congestion(self.ramp_delivered());
                 self.burst = self.burst.min(self.mbs_cap());
@@ -1806,7 +1921,7 @@ impl Controller for Pda {
                 self.burst = self.burst.min((seen / 2).max(2));
             }
         }
-        let q = self.last_rtt.saturating_sub(self.base_rtt);
+        let q = self.loss_queue();
         if q <= self.q_thresh() || self.competing || self.sharing() {
             // Random or AQM loss (the bandwidth estimate does not confirm
             // congestion), or a loss in a queue a non-yielding competitor
@@ -1994,6 +2109,18 @@ mod tests {
     /// pulse's packets from the baseline's; returns the pulse's packets,
     /// the pace during it and the pace after it is judged, in Mb/s.
     fn pulse_with_rise(mbps: f64, step_mbps: f64, burst: u32, rise: Time) -> (u32, f64, f64) {
+        pulse_with_noise(mbps, step_mbps, burst, rise, 0)
+    }
+
+    /// As [`pulse_with_rise`], with a baseline of twice the pulse's length
+    /// whose later half is `late` above its earlier half (delay noise).
+    fn pulse_with_noise(
+        mbps: f64,
+        step_mbps: f64,
+        burst: u32,
+        rise: Time,
+        late: Time,
+    ) -> (u32, f64, f64) {
         let mut p = pda_1500();
         p.phase = Phase::Cruise;
         let rtt = on_1g_50ms_path(&mut p);
@@ -2012,9 +2139,12 @@ mod tests {
         }
         let t1 = t0 + (n as u64 - 1) * gap;
         assert_eq!(p.pulse.t1, t1);
-        // Baseline: packets sent just before the pulse, no queue.
-        for k in 1..=10u64 {
-            p.on_ack(t0 - k * gap + rtt, &ack(rtt, 0, 0, 1));
+        // Baseline: packets sent just before the pulse, no queue (or the
+        // noise: `late` on those sent within half the pulse's length).
+        let pre = if late > 0 { n as u64 } else { 10 };
+        for k in (1..=pre).rev() {
+            let q = if k * gap * 2 <= p.pulse.len { late } else { 0 };
+            p.on_ack(t0 - k * gap + rtt + q, &ack(rtt + q, 0, 0, 1));
         }
         for k in 0..n as u64 {
             let q = rise * k / (n as u64 - 1).max(1);
@@ -2046,6 +2176,26 @@ mod tests {
         // Half of it queued: the room is half the step, less the margin.
         let (_, _, after) = pulse_with_rise(700.0, 50.0, 5, 42_000);
         assert!(after > 700.0 && after < 725.0, "{after}");
+    }
+
+    /// The path's delay noise, read between the two halves of the
+    /// pulse's baseline (where nothing was added), is not the pulse's
+    /// queue: a rise within twice it leaves the room at least the pulse's
+    /// pace. Once a pulse has measured the noise, the next one keeps a
+    /// quarter of it.
+    #[test]
+    fn a_rise_within_the_baselines_noise_is_no_rise() {
+        // Half the excess queued after a quiet baseline: room of half the
+        // step (as above).
+        let (_, _, quiet) = pulse_with_noise(700.0, 50.0, 5, 42_000, 0);
+        assert!(quiet > 700.0 && quiet < 725.0, "{quiet}");
+        // The same rise after a baseline whose later half sat 30 us above
+        // its earlier half (a null rise of 60 us): noise, the pace is 750.
+        let (_, _, noisy) = pulse_with_noise(700.0, 50.0, 5, 42_000, 30_000);
+        assert!((noisy - 750.0).abs() < 1e-6, "{noisy}");
+        // A rise well outside it (the whole excess and more) still counts.
+        let (_, _, full) = pulse_with_noise(700.0, 50.0, 5, 200_000, 30_000);
+        assert!((full - 700.0).abs() < 1e-6, "{full}");
     }
 
     /// A standing queue after a pulse raised the pace is that step's own:
@@ -2115,6 +2265,12 @@ mod tests {
     /// any) is sent and its packets come back with a queue growing to
     /// `rise` over the pulse. Returns the controller after the verdict.
     fn startup_round(load: bool, rise: Time) -> Pda {
+        startup_round_after(load, rise, 0)
+    }
+
+    /// As [`startup_round`], after `retries` pulses whose reading
+    /// contradicted their baseline.
+    fn startup_round_after(load: bool, rise: Time, retries: u32) -> Pda {
         let mut p = Pda::new(
             PdaConfig {
                 startup_load: load,
@@ -2131,6 +2287,7 @@ mod tests {
         p.rate = 500e6 / 8.0;
         p.round_rate = p.rate;
         p.rounds = 3;
+        p.load_retries = retries;
         p.round_start = 0;
         p.round_delivered = 0;
         // A round that delivered its pace (2,100 packets in 50 ms): quiet.
@@ -2190,9 +2347,17 @@ mod tests {
         assert!(r > 700.0 && r < 735.0, "{r}");
         assert!((p.load_from * 8.0 / 1e6 - 500.0).abs() < 1e-6);
         assert_eq!(p.burst, 8);
-        // The whole excess queued: no room above the pace, which is kept.
+        // The whole excess queued: no room above the pace its baseline
+        // held without a queue. The reading contradicts the baseline, so
+        // start-up goes on at the pace and loads again; only after
+        // `LOAD_RETRIES` such pulses in a row does it end, at the pace.
         let p = startup_round(true, 120_000);
+        assert_eq!(p.phase, Phase::Startup);
+        assert_eq!(p.load_retries, 1);
+        assert!((p.rate * 8.0 / 1e6 - 500.0).abs() < 1e-6, "{}", p.rate);
+        let p = startup_round_after(true, 120_000, LOAD_RETRIES);
         assert_eq!(p.phase, Phase::Cruise);
+        assert_eq!(p.load_retries, 0);
         assert!((p.rate * 8.0 / 1e6 - 500.0).abs() < 1e-6, "{}", p.rate);
     }
 
@@ -2496,8 +2661,21 @@ mod tests {
         };
         p.on_congestion_event(60 * MILLISECOND, &ev);
         assert_eq!(p.control(), before);
+        // Nor one that meets a lone spike of the delay (a host's, a late
+        // ACK): the queue a loss meets is the smallest of the last four
+        // samples.
+        for k in 0..3 {
+            p.on_ack(61 * MILLISECOND + k, &ack(50 * MILLISECOND, 1, 0, 1));
+        }
+        p.on_ack(65 * MILLISECOND, &ack(80 * MILLISECOND, 1, 0, 1));
+        p.on_congestion_event(66 * MILLISECOND, &ev);
+        let after = p.control();
+        assert_eq!(after.pacing_rate, before.pacing_rate);
+        assert_eq!(after.max_burst, before.max_burst);
         // With the queue high, the same loss cuts the burst.
-        p.on_ack(70 * MILLISECOND, &ack(80 * MILLISECOND, 2, 1, 1));
+        for k in 0..4 {
+            p.on_ack(70 * MILLISECOND + k, &ack(80 * MILLISECOND, 2, 1, 1));
+        }
         p.on_congestion_event(71 * MILLISECOND, &ev);
         assert!(p.control().max_burst.unwrap() < before.max_burst.unwrap_or(u32::MAX));
     }
@@ -2526,6 +2704,8 @@ mod tests {
             p.competing = false;
             // A queue of 10 ms, above the 4-ms threshold: congestion.
             p.last_rtt = p.base_rtt + 10 * MILLISECOND;
+            p.recent_rtt = [p.last_rtt; RECENT_RTTS];
+            p.recent_n = RECENT_RTTS;
         };
         setup(&mut p, Phase::Drain);
         p.rate = 781e6 / 8.0;
@@ -2604,6 +2784,44 @@ mod tests {
     /// burst builds is random loss: it does not measure the buffer (the
     /// threshold stays 4 ms). The same queue with more than `loss_confirm`
     /// of the round lost is a buffer shallower than the burst.
+    /// A drop-tail buffer drops only a queue deeper than any it held
+    /// without loss. Where the RTT samples carry a host's noise, rounds
+    /// without loss or standing queue already show delays as high as the
+    /// noise (about 1.8 ms with 2 ms of ACK jitter), and a random loss in a
+    /// round no higher than those is not an overflow: it measures no
+    /// buffer. A round well above them does.
+    #[test]
+    fn a_loss_within_the_delay_noise_does_not_measure_the_buffer() {
+        let mut p = pda_1500();
+        feed_1g_pairs(&mut p);
+        p.burst = 8;
+        let mut now = 200 * MILLISECOND;
+        let mut round = |p: &mut Pda, qmin: Time, qmax: Time, lost: u64| {
+            p.round_max_rtt = 80 * MILLISECOND + qmax;
+            p.round_min_rtt = 80 * MILLISECOND + qmin;
+            p.round_lost = lost;
+            p.round_acked = 1000;
+            p.round_delivered = 0;
+            now += 80 * MILLISECOND;
+            p.on_ack(now, &ack(80 * MILLISECOND, 2000, 1, 1));
+        };
+        // Without noise seen, a loss 1.8 ms above the base, beyond the
+        // burst's own queue, is an overflow.
+        let mut quiet = p.clone();
+        round(&mut quiet, 0, 1_820_000, 1);
+        assert_eq!(quiet.buf_q, Some(1_820_000));
+        // After noisy rounds reaching 1.8 ms without loss, it is not.
+        for _ in 0..4 {
+            round(&mut p, 500_000, 1_800_000, 0);
+        }
+        round(&mut p, 500_000, 1_820_000, 1);
+        assert_eq!(p.buf_q, None);
+        assert_eq!(p.q_thresh(), 4 * MILLISECOND);
+        // A loss at 3 ms, beyond 5/4 of the noise and the burst: it is.
+        round(&mut p, 500_000, 3 * MILLISECOND, 1);
+        assert_eq!(p.buf_q, Some(3 * MILLISECOND));
+    }
+
     #[test]
     fn random_loss_does_not_measure_the_buffer() {
         let mut p = pda_1500();
