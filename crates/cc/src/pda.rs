@@ -111,7 +111,7 @@
 //!   receive path, late ACKs; docs/reports/pda-real.md), and a delay is
 //!   then not a queue. Three rules keep the noise from reading as one;
 //!   with `ack_jitter` of 2 ms on the 80-ms, 1 Gb/s path with random loss
-//!   1e-4 (experiments/pda/random-loss-jitter.toml) PDA went from 213 to
+//!   1e-4 (experiments/pda/random-loss-jitter.toml) PDA went from 207 to
 //!   954 Mb/s, with BBR at 950:
 //!   - the buffer's first measure needs a lossy round's queue beyond 5/4
 //!     of the largest that rounds without loss or standing queue showed
@@ -120,12 +120,9 @@
 //!     to 1.8 ms set `B` there, the threshold inside the noise);
 //!   - the queue a loss meets is the smallest of the last four RTT samples
 //!     (a spike raises one sample or a few, a queue all of them);
-//!   - a pulse's rise counts only beyond twice the same statistic taken
-//!     between the two halves of its baseline, where nothing was added
-//!     (or its running mean over earlier pulses), and a start-up pulse
-//!     that reads the room below the pace its baseline held without a
-//!     queue contradicts that baseline: start-up loads again, up to
-//!     `LOAD_RETRIES` times.
+//!   - a start-up pulse that reads the room below the pace its baseline
+//!     held without a queue contradicts that baseline: start-up loads
+//!     again, up to `LOAD_RETRIES` times.
 //!
 //!   Noise as deep as the threshold itself still reads as a queue: with
 //!   4 ms of jitter at 80 ms (the threshold is 4 ms) 487 Mb/s, 8 ms 423;
@@ -622,10 +619,6 @@ struct Pulse {
     q: Time,
     pre_n: u32,
     n: u32,
-    /// The baseline's second half (sent within half the pulse's length
-    /// before it): its sum and count.
-    pre_q_late: Time,
-    pre_n_late: u32,
 }
 
 /// The PDA controller.
@@ -749,9 +742,6 @@ pub struct Pda {
     probe_echo: ProbeEcho,
     /// Start-up pulses in a row whose reading contradicted their baseline.
     load_retries: u32,
-    /// Running mean of the pulses' null rises (the statistic between the
-    /// two halves of a baseline), nanoseconds: the delay noise.
-    pulse_noise: Time,
     /// The window of sharing by delay (`delay_share`), bytes: positive
     /// while sharing, 0 otherwise ([`Pda::sharing`]).
     share_w: f64,
@@ -801,7 +791,6 @@ impl Pda {
             round_max_rtt: 0,
             prev_qmax: 0,
             clean_qmax: 0,
-            pulse_noise: 0,
             load_retries: 0,
             recent_rtt: [0; RECENT_RTTS],
             recent_n: 0,
@@ -1566,10 +1555,6 @@ impl Pda {
             if st + p.len >= p.t0 {
                 p.pre_q += q;
                 p.pre_n += 1;
-                if st + p.len / 2 >= p.t0 {
-                    p.pre_q_late += q;
-                    p.pre_n_late += 1;
-                }
             }
             return;
         }
@@ -1594,29 +1579,6 @@ impl Pda {
         let mean = |sum: Time, n: u32| sum / Time::from(n);
         let rise = (2 * mean(p.q, p.n).saturating_sub(mean(p.pre_q, p.pre_n)))
             .saturating_sub(self.pkt_time());
-        // The same statistic between the baseline's two halves, where no
-        // pulse was sent, is the path's delay noise: a rise within twice
-        // it (or twice the running mean of it over earlier pulses) is not
-        // the pulse's queue. With a host's noise on the RTT samples (up to
-        // 2 ms on the 80-ms path of random-loss-jitter.toml) the means of
-        // the pulse and its baseline differed by 0.1 ms either way, which
-        // read as an available bandwidth below the pace: start-up ended
-        // at half the capacity and half the probes failed. The noise is
-        // correlated from sample to sample (a late ACK delays the ones
-        // behind it), so the samples' own variance understates it; the
-        // halves measure it as it is. Without host noise the halves hold
-        // the same bursts and differ by little.
-        let pre_early_n = p.pre_n - p.pre_n_late;
-        let null = if p.pre_n_late > 0 && pre_early_n > 0 {
-            let early = mean(p.pre_q - p.pre_q_late, pre_early_n);
-            let late = mean(p.pre_q_late, p.pre_n_late);
-            2 * early.abs_diff(late)
-        } else {
-            0
-        };
-        let noise = null.max(self.pulse_noise);
-        self.pulse_noise = (3 * self.pulse_noise + null) / 4;
-        let rise = if rise <= 2 * noise { 0 } else { rise };
         let to = p.from + p.step;
         let dur = (p.t1 - p.t0).max(1) as f64 * 1e-9;
         let a = (to - rise as f64 * 1e-9 * c / dur).clamp(0.0, to);
@@ -2109,18 +2071,6 @@ mod tests {
     /// pulse's packets from the baseline's; returns the pulse's packets,
     /// the pace during it and the pace after it is judged, in Mb/s.
     fn pulse_with_rise(mbps: f64, step_mbps: f64, burst: u32, rise: Time) -> (u32, f64, f64) {
-        pulse_with_noise(mbps, step_mbps, burst, rise, 0)
-    }
-
-    /// As [`pulse_with_rise`], with a baseline of twice the pulse's length
-    /// whose later half is `late` above its earlier half (delay noise).
-    fn pulse_with_noise(
-        mbps: f64,
-        step_mbps: f64,
-        burst: u32,
-        rise: Time,
-        late: Time,
-    ) -> (u32, f64, f64) {
         let mut p = pda_1500();
         p.phase = Phase::Cruise;
         let rtt = on_1g_50ms_path(&mut p);
@@ -2139,12 +2089,9 @@ mod tests {
         }
         let t1 = t0 + (n as u64 - 1) * gap;
         assert_eq!(p.pulse.t1, t1);
-        // Baseline: packets sent just before the pulse, no queue (or the
-        // noise: `late` on those sent within half the pulse's length).
-        let pre = if late > 0 { n as u64 } else { 10 };
-        for k in (1..=pre).rev() {
-            let q = if k * gap * 2 <= p.pulse.len { late } else { 0 };
-            p.on_ack(t0 - k * gap + rtt + q, &ack(rtt + q, 0, 0, 1));
+        // Baseline: packets sent just before the pulse, no queue.
+        for k in 1..=10u64 {
+            p.on_ack(t0 - k * gap + rtt, &ack(rtt, 0, 0, 1));
         }
         for k in 0..n as u64 {
             let q = rise * k / (n as u64 - 1).max(1);
@@ -2176,26 +2123,6 @@ mod tests {
         // Half of it queued: the room is half the step, less the margin.
         let (_, _, after) = pulse_with_rise(700.0, 50.0, 5, 42_000);
         assert!(after > 700.0 && after < 725.0, "{after}");
-    }
-
-    /// The path's delay noise, read between the two halves of the
-    /// pulse's baseline (where nothing was added), is not the pulse's
-    /// queue: a rise within twice it leaves the room at least the pulse's
-    /// pace. Once a pulse has measured the noise, the next one keeps a
-    /// quarter of it.
-    #[test]
-    fn a_rise_within_the_baselines_noise_is_no_rise() {
-        // Half the excess queued after a quiet baseline: room of half the
-        // step (as above).
-        let (_, _, quiet) = pulse_with_noise(700.0, 50.0, 5, 42_000, 0);
-        assert!(quiet > 700.0 && quiet < 725.0, "{quiet}");
-        // The same rise after a baseline whose later half sat 30 us above
-        // its earlier half (a null rise of 60 us): noise, the pace is 750.
-        let (_, _, noisy) = pulse_with_noise(700.0, 50.0, 5, 42_000, 30_000);
-        assert!((noisy - 750.0).abs() < 1e-6, "{noisy}");
-        // A rise well outside it (the whole excess and more) still counts.
-        let (_, _, full) = pulse_with_noise(700.0, 50.0, 5, 200_000, 30_000);
-        assert!((full - 700.0).abs() < 1e-6, "{full}");
     }
 
     /// A standing queue after a pulse raised the pace is that step's own:
