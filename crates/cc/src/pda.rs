@@ -333,18 +333,18 @@ const SEARCH_PAIRS: usize = 16;
 /// Packet-pair capacity samples kept (their median is the capacity).
 const PAIR_SAMPLES: usize = 32;
 
-/// Rounds after a loss at the brim ended sharing by delay in which a
-/// standing queue that outlasts the yields is taken for a competitor that
-/// does not yield, without trying to share again: 16, doubled each time
-/// sharing ends so within `SHARE_KEPT` rounds of starting, up to 16 x 2^4
-/// (a competitor that does not yield ends it at its every sawtooth; a PDA
-/// newcomer's start-up overshoot that ended it among PDA flows is rare).
 /// RTT samples a loss's queue is read from: the smallest of the last four
 /// (a host's delay spike raises one sample, or a few; a queue raises all).
 const RECENT_RTTS: usize = 4;
 /// Start-up pulses whose reading contradicts their baseline that are
 /// loaded again before one is believed.
 const LOAD_RETRIES: u32 = 2;
+/// Rounds after a loss at the brim ended sharing by delay in which a
+/// standing queue that outlasts the yields is taken for a competitor that
+/// does not yield, without trying to share again: 16, doubled each time
+/// sharing ends so within `SHARE_KEPT` rounds of starting, up to 16 x 2^4
+/// (a competitor that does not yield ends it at its every sawtooth; a PDA
+/// newcomer's start-up overshoot that ended it among PDA flows is rare).
 const NO_SHARE_ROUNDS: u64 = 16;
 const NO_SHARE_MAX_DOUBLINGS: u32 = 4;
 /// Rounds of sharing after which the doubling above is forgotten.
@@ -2707,10 +2707,6 @@ mod tests {
         assert!(p.burst <= 50, "{}", p.burst);
     }
 
-    /// A round that loses one packet at no more queue than the flow's own
-    /// burst builds is random loss: it does not measure the buffer (the
-    /// threshold stays 4 ms). The same queue with more than `loss_confirm`
-    /// of the round lost is a buffer shallower than the burst.
     /// A drop-tail buffer drops only a queue deeper than any it held
     /// without loss. Where the RTT samples carry a host's noise, rounds
     /// without loss or standing queue already show delays as high as the
@@ -2749,6 +2745,10 @@ mod tests {
         assert_eq!(p.buf_q, Some(3 * MILLISECOND));
     }
 
+    /// A round that loses one packet at no more queue than the flow's own
+    /// burst builds is random loss: it does not measure the buffer (the
+    /// threshold stays 4 ms). The same queue with more than `loss_confirm`
+    /// of the round lost is a buffer shallower than the burst.
     #[test]
     fn random_loss_does_not_measure_the_buffer() {
         let mut p = pda_1500();
